@@ -1,0 +1,44 @@
+// `npm test`: runs every test file under test/ with node's built-in test runner.
+//
+// Integration tests share one control plane: this script starts it once (test/harness),
+// hands its kubeconfig to every test process through A2A_TEST_KUBECONFIG, and stops it at
+// the end. `--unit` runs only test/unit; extra arguments select files or folders.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function findTests(dir: string): string[] {
+  let out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out = out.concat(findTests(p));
+    else if (name.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+const args = process.argv.slice(2);
+const unitOnly = args.includes('--unit');
+const selected = args.filter((a) => !a.startsWith('--'));
+const roots = selected.length > 0 ? selected : unitOnly ? ['test/unit'] : ['test/unit', 'test/integration'];
+const files = roots.flatMap((r) => (statSync(r).isDirectory() ? findTests(r) : [r]));
+const needsCluster = files.some((f) => !f.startsWith('test/unit'));
+
+let stopCluster: (() => Promise<void>) | undefined;
+const env = { ...process.env };
+if (needsCluster && !env.A2A_TEST_KUBECONFIG) {
+  const { startSharedCluster } = await import('../test/harness/cluster.js');
+  const shared = await startSharedCluster();
+  env.A2A_TEST_KUBECONFIG = shared.kubeconfigPath;
+  stopCluster = shared.stop;
+}
+
+const concurrency = process.env.A2A_TEST_CONCURRENCY ?? '1';
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
+  { stdio: 'inherit', env },
+);
+const code: number = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+await stopCluster?.();
+process.exit(code);

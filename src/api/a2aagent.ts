@@ -1,0 +1,370 @@
+/**
+ * A2AAgent (a2a.dev/v1alpha1): the single source of truth for the API. The CRD in
+ * crds/a2a.dev_a2aagents.yaml is generated from these schemas (`npm run gen`, src/api/crd.ts)
+ * and the TypeScript types are inferred from them, so the three cannot drift apart.
+ *
+ * Field docs (`.meta({description})`) become the OpenAPI descriptions `kubectl explain` shows.
+ * `x-kubernetes-*` keys in `.meta()` pass straight into the CRD.
+ */
+import { z } from 'zod';
+import { interfaceStates } from './conditions.js';
+
+export const GROUP = 'a2a.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const KIND = 'A2AAgent';
+export const PLURAL = 'a2aagents';
+export const SINGULAR = 'a2aagent';
+export const SHORT_NAMES = ['a2a'];
+
+const dnsLabel = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+
+const objectName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
+
+export const LabelSelectorRequirement = z
+  .object({
+    key: z.string().min(1).meta({ description: 'The label key that the selector applies to.' }),
+    operator: z
+      .enum(['In', 'NotIn', 'Exists', 'DoesNotExist'])
+      .meta({ description: "The key's relationship to the values: In, NotIn, Exists or DoesNotExist." }),
+    values: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'Values for In and NotIn; must be empty for Exists and DoesNotExist.' }),
+  })
+  .meta({
+    'x-kubernetes-validations': [
+      {
+        rule: "self.operator in ['In', 'NotIn'] ? size(self.values) > 0 : !has(self.values) || size(self.values) == 0",
+        message: 'values must be non-empty for In/NotIn and empty for Exists/DoesNotExist',
+      },
+    ],
+  });
+
+export const LabelSelector = z
+  .object({
+    matchLabels: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: 'Labels a pod must carry (ANDed with matchExpressions).' }),
+    matchExpressions: z
+      .array(LabelSelectorRequirement)
+      .optional()
+      .meta({ description: 'Set-based label requirements (ANDed).' }),
+  })
+  .meta({
+    description:
+      'Selects the pods that serve this agent, in the agent namespace. An empty selector is refused: it would select every pod.',
+    'x-kubernetes-validations': [
+      {
+        rule: '(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)',
+        message: 'selector must set matchLabels or matchExpressions',
+      },
+    ],
+  });
+
+export const AgentPort = z
+  .object({
+    name: dnsLabel.meta({
+      description: 'Port name, a DNS label; also the name of the managed Service port. card.port refers to it.',
+    }),
+    port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .meta({
+        description:
+          'The port number that card URLs name (443/80 when a URL names none). Also the managed Service port.',
+      }),
+    targetPort: z
+      .union([z.number().int().min(1).max(65535), dnsLabel])
+      .optional()
+      .meta({
+        description:
+          "The pod port: a number, or the name of a containerPort. Defaults to the value of 'port'.",
+      }),
+  })
+  .meta({ description: 'One of the agent ports, as its Service exposes them.' });
+
+export const CardSource = z
+  .object({
+    port: dnsLabel.meta({ description: 'Name of the spec.ports entry on which pods serve their card.' }),
+    path: z
+      .string()
+      .regex(/^\/[^\s?#]*$/)
+      .max(1024)
+      .default('/.well-known/agent-card.json')
+      .meta({ description: 'HTTP path of the card on each pod.' }),
+    scheme: z
+      .enum(['HTTP', 'HTTPS'])
+      .default('HTTP')
+      .meta({ description: 'Scheme used to fetch the card from each pod: HTTP or HTTPS.' }),
+  })
+  .meta({ description: 'Where each pod serves its AgentCard.' });
+
+export const ProbeSettings = z
+  .object({
+    periodSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(86400)
+      .default(30)
+      .meta({ description: 'How often a verified interface is reprobed, in seconds (jittered).' }),
+    timeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(300)
+      .default(3)
+      .meta({ description: 'Deadline of one probe or card fetch, in seconds. Must be less than periodSeconds.' }),
+    failureThreshold: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(2)
+      .meta({
+        description:
+          'Consecutive failed probes before a verified interface is withdrawn. Confirmation reprobes run about a second apart, not a whole period.',
+      }),
+  })
+  .meta({
+    description: 'Probe timing.',
+    'x-kubernetes-validations': [
+      {
+        rule: 'self.timeoutSeconds < self.periodSeconds',
+        message: 'timeoutSeconds must be less than periodSeconds',
+        fieldPath: '.timeoutSeconds',
+      },
+    ],
+  });
+
+const KeyRef = z.object({
+  name: objectName.meta({ description: 'Name of the object, in the agent namespace.' }),
+  key: z.string().min(1).max(253).meta({ description: 'Key within the object data.' }),
+});
+
+export const SecretKeyRef = z
+  .object({ secretKeyRef: KeyRef.meta({ description: 'A key of a Secret in the agent namespace.' }) })
+  .meta({ description: 'A value read from a Secret in the agent namespace.' });
+
+export const TLSSettings = z
+  .object({
+    caBundle: z
+      .object({
+        configMapKeyRef: KeyRef.optional().meta({ description: 'A key of a ConfigMap holding PEM certificates.' }),
+        secretKeyRef: KeyRef.optional().meta({ description: 'A key of a Secret holding PEM certificates.' }),
+      })
+      .optional()
+      .meta({
+        description: 'CA certificates that probes trust, instead of the system roots.',
+        'x-kubernetes-validations': [
+          {
+            rule: 'has(self.configMapKeyRef) != has(self.secretKeyRef)',
+            message: 'set exactly one of configMapKeyRef and secretKeyRef',
+          },
+        ],
+      }),
+    insecureSkipVerify: z
+      .boolean()
+      .default(false)
+      .meta({ description: 'Skip certificate verification of probes (the answer is still classified).' }),
+  })
+  .meta({ description: 'TLS settings for HTTPS card fetches and TLS probes.' });
+
+export const AuthSettings = z
+  .object({
+    bearerToken: SecretKeyRef.optional().meta({
+      description:
+        'A bearer token the probes present (Authorization header, gRPC authorization metadata). Sent only to this agent pods; never logged.',
+    }),
+  })
+  .meta({ description: 'Credentials the probes present.' });
+
+export const RoutingSettings = z
+  .object({
+    mode: z
+      .enum(['Enforce', 'Observe'])
+      .default('Enforce')
+      .meta({
+        description:
+          'Enforce: own the Service, its EndpointSlices and the advertised card, listing only verified interfaces. Observe: write status only.',
+      }),
+    serviceName: dnsLabel
+      .optional()
+      .meta({ description: 'Name of the managed Service. Defaults to the A2AAgent name.' }),
+    authRequired: z
+      .enum(['Advertise', 'Withdraw'])
+      .default('Advertise')
+      .meta({
+        description:
+          'What to do with interfaces that answer 401/403/UNAUTHENTICATED when no credentials are configured: Advertise (listening, handler unconfirmed) or Withdraw.',
+      }),
+    signingKey: SecretKeyRef.optional().meta({
+      description: 'A Secret key holding a private JWK; when set, a rewritten card is re-signed (JWS over JCS).',
+    }),
+  })
+  .meta({ description: 'How verified interfaces are advertised.' });
+
+export const A2AAgentSpec = z
+  .object({
+    selector: LabelSelector,
+    ports: z
+      .array(AgentPort)
+      .min(1)
+      .max(32)
+      .meta({
+        description: 'The agent ports. A card URL is mapped to a pod port by its port number.',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        'x-kubernetes-validations': [
+          { rule: 'self.all(p, self.exists_one(q, q.port == p.port))', message: 'port numbers must be unique' },
+        ],
+      }),
+    card: CardSource,
+    hosts: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(253)
+          .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/),
+      )
+      .max(32)
+      .optional()
+      .meta({
+        description:
+          'Extra host names that card URLs may use. When set, a URL whose host is neither the managed Service name nor listed here does not belong to this agent.',
+        'x-kubernetes-list-type': 'set',
+      }),
+    probe: ProbeSettings.prefault({}),
+    tls: TLSSettings.optional(),
+    auth: AuthSettings.optional(),
+    routing: RoutingSettings.prefault({}),
+  })
+  .meta({
+    description: 'The desired state: which pods serve the agent, on which ports, and how to probe them.',
+    'x-kubernetes-validations': [
+      {
+        rule: 'self.ports.exists(p, p.name == self.card.port)',
+        message: 'card.port must name one of ports[].name',
+        fieldPath: '.card.port',
+      },
+    ],
+  });
+
+/** metav1.Condition */
+export const Condition = z.object({
+  type: z
+    .string()
+    .max(316)
+    .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/)
+    .meta({ description: 'Type of condition in CamelCase.' }),
+  status: z.enum(['True', 'False', 'Unknown']).meta({ description: 'True, False or Unknown.' }),
+  observedGeneration: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: 'The .metadata.generation the condition was set from.' }),
+  lastTransitionTime: z.string().meta({ description: 'Last time the status changed.', format: 'date-time' }),
+  reason: z
+    .string()
+    .min(1)
+    .max(1024)
+    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
+    .meta({ description: 'Programmatic identifier of the last transition, CamelCase.' }),
+  message: z.string().max(32768).meta({ description: 'Human readable detail of the last transition.' }),
+});
+
+export const InterfaceStatus = z.object({
+  url: z.string().meta({ description: 'The interface URL as the card declares it.' }),
+  protocolBinding: z.string().meta({ description: 'JSONRPC, HTTP+JSON, GRPC or a custom binding.' }),
+  protocolVersion: z.string().meta({ description: 'The A2A protocol version of the interface.' }),
+  tenant: z.string().optional().meta({ description: 'The tenant the card declares for the interface.' }),
+  state: z.enum(interfaceStates).meta({ description: 'Probe verdict, aggregated over the ready pods.' }),
+  verifiedPods: z.string().meta({ description: 'Pods on which the interface is verified, as "n/m".' }),
+  advertised: z.boolean().meta({ description: 'Whether the advertised card lists this interface.' }),
+  message: z.string().meta({ description: 'Evidence: binding, method, answer and pods.' }),
+  lastTransitionTime: z.string().optional().meta({ format: 'date-time' }),
+});
+
+export const A2AAgentStatus = z.object({
+  observedGeneration: z.number().int().optional(),
+  conditions: z
+    .array(Condition)
+    .optional()
+    .meta({
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+      description: 'Ready, CardValid, InterfacesVerified, PodsConsistent, Advertised, Reconciling, Stalled.',
+    }),
+  card: z
+    .object({
+      shape: z.enum(['v1.0', 'v0.3', 'hybrid']).optional().meta({ description: 'Shape of the card the pods serve.' }),
+      digest: z.string().optional().meta({ description: 'sha256 of the canonical card most ready pods serve.' }),
+      podsConsistent: z.string().optional().meta({ description: 'Pods serving that card, as "n/m".' }),
+    })
+    .optional(),
+  interfaces: z
+    .array(InterfaceStatus)
+    .max(64)
+    .optional()
+    .meta({ description: 'One entry per declared interface, in card order.' }),
+  advertised: z
+    .object({
+      interfaces: z.number().int().min(0).meta({ description: 'Number of interfaces in the advertised card.' }),
+      preferred: z
+        .object({ url: z.string(), protocolBinding: z.string() })
+        .optional()
+        .meta({ description: 'The interface the advertised card lists first.' }),
+      configMapName: z.string().optional(),
+      signatures: z
+        .enum(['Unchanged', 'Removed', 'Resigned', 'None'])
+        .optional()
+        .meta({ description: 'What happened to the card signatures in the advertised card.' }),
+    })
+    .optional(),
+  verified: z.string().optional().meta({ description: 'Verified interfaces of the declared ones, as "n/m".' }),
+  pods: z.string().optional().meta({ description: 'Ready pods, as a count.' }),
+  lastProbeTime: z.string().optional().meta({ format: 'date-time' }),
+});
+
+export type A2AAgentSpec = z.infer<typeof A2AAgentSpec>;
+export type A2AAgentSpecInput = z.input<typeof A2AAgentSpec>;
+export type A2AAgentStatus = z.infer<typeof A2AAgentStatus>;
+export type Condition = z.infer<typeof Condition>;
+export type InterfaceStatus = z.infer<typeof InterfaceStatus>;
+export type AgentPort = z.infer<typeof AgentPort>;
+export type LabelSelector = z.infer<typeof LabelSelector>;
+
+export interface ObjectMeta {
+  name: string;
+  namespace: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  deletionTimestamp?: string;
+}
+
+/** An A2AAgent as the controller sees it: spec parsed (defaults applied), status as stored. */
+export interface A2AAgent {
+  apiVersion: typeof API_VERSION;
+  kind: typeof KIND;
+  metadata: ObjectMeta;
+  spec: A2AAgentSpec;
+  status?: A2AAgentStatus;
+}

@@ -1,0 +1,103 @@
+/**
+ * The condition vocabulary of A2AAgent: types, their polarity, and every reason string the
+ * operator writes. Reasons are API: tools and people match on them, so they never change
+ * meaning. docs/conditions.md explains each one.
+ */
+
+/** Condition types. All are "normal-true" except Reconciling and Stalled (kstatus, abnormal-true). */
+export const ConditionType = {
+  /** Card valid, every declared interface verified on every ready pod, routing in place. */
+  Ready: 'Ready',
+  /** Every pod's card was fetched, parsed and is statically consistent. */
+  CardValid: 'CardValid',
+  /** Every declared interface answered as served on every ready pod. */
+  InterfacesVerified: 'InterfacesVerified',
+  /** All ready pods serve the same card. */
+  PodsConsistent: 'PodsConsistent',
+  /** Routing was rewritten to the verified set (or the agent is in Observe mode). */
+  Advertised: 'Advertised',
+  /** kstatus: work in progress (probing, rolling); abnormal-true. */
+  Reconciling: 'Reconciling',
+  /** kstatus: a verdict that will not change without a change to the agent or spec; abnormal-true. */
+  Stalled: 'Stalled',
+} as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+/** Card-level findings (CardValid=False reasons). Produced by fetch, parse and static checks. */
+export const CardReason = {
+  CardFetchFailed: 'CardFetchFailed',
+  CardInvalid: 'CardInvalid',
+  CardTooLarge: 'CardTooLarge',
+  NoInterfaces: 'NoInterfaces',
+  PreferredTransportMismatch: 'PreferredTransportMismatch',
+  InterfaceURLInvalid: 'InterfaceURLInvalid',
+  InsecureDowngrade: 'InsecureDowngrade',
+  UnsupportedProtocolVersion: 'UnsupportedProtocolVersion',
+  UnsupportedBinding: 'UnsupportedBinding',
+  ConflictingBindings: 'ConflictingBindings',
+  DuplicateInterface: 'DuplicateInterface',
+  ForeignHost: 'ForeignHost',
+} as const;
+export type CardReason = (typeof CardReason)[keyof typeof CardReason];
+
+/** Per-interface probe states (DESIGN 5.3). */
+export const InterfaceState = {
+  Verified: 'Verified',
+  AuthRequired: 'AuthRequired',
+  Unimplemented: 'Unimplemented',
+  WrongBinding: 'WrongBinding',
+  VersionNotSupported: 'VersionNotSupported',
+  Unreachable: 'Unreachable',
+  Timeout: 'Timeout',
+  TLSError: 'TLSError',
+  /** A 500 / -32603 / gRPC UNKNOWN or INTERNAL: something answered, nothing proven. Counts as a failure. */
+  Inconclusive: 'Inconclusive',
+  Unmapped: 'Unmapped',
+  Ineligible: 'Ineligible',
+  Pending: 'Pending',
+} as const;
+export type InterfaceState = (typeof InterfaceState)[keyof typeof InterfaceState];
+export const interfaceStates = Object.values(InterfaceState) as [InterfaceState, ...InterfaceState[]];
+
+/** InterfacesVerified=False reasons, one per failing state. */
+export const InterfaceReason: Record<Exclude<InterfaceState, 'Verified'>, string> = {
+  AuthRequired: 'InterfaceAuthRequired',
+  Unimplemented: 'InterfaceUnimplemented',
+  WrongBinding: 'WrongBinding',
+  VersionNotSupported: 'VersionNotSupported',
+  Unreachable: 'Unreachable',
+  Timeout: 'Timeout',
+  TLSError: 'TLSError',
+  Inconclusive: 'ProbeInconclusive',
+  Unmapped: 'Unmapped',
+  Ineligible: 'Ineligible',
+  Pending: 'ProbePending',
+};
+
+/** Reasons of the remaining conditions. */
+export const Reason = {
+  // PodsConsistent
+  CardDiverged: 'CardDiverged',
+  NoReadyPods: 'NoReadyPods',
+  // Advertised
+  NoVerifiedInterface: 'NoVerifiedInterface',
+  ServiceConflict: 'ServiceConflict',
+  ObserveMode: 'ObserveMode',
+  // Stalled (spec errors that need a person)
+  SecretNotFound: 'SecretNotFound',
+  ConfigMapNotFound: 'ConfigMapNotFound',
+  PortNotFound: 'PortNotFound',
+  InvalidSpec: 'InvalidSpec',
+  FailureConfirmed: 'FailureConfirmed',
+  // Reconciling
+  Probing: 'Probing',
+  // True reasons
+  Succeeded: 'Succeeded',
+  AllVerified: 'AllVerified',
+  Consistent: 'Consistent',
+  CardValid: 'CardValid',
+  RoutingApplied: 'RoutingApplied',
+  Settled: 'Settled',
+} as const;
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
