@@ -1,0 +1,26 @@
+export {
+  canonicalBinding,
+  isKnownBinding,
+  isKnownVersion,
+  majorMinor,
+  ProtocolBinding,
+  ProtocolVersion,
+} from './bindings.js';
+export { cardDigest, canonicalJson } from './card-digest.js';
+export { CardParseError } from './card-parse-error.js';
+export {
+  interfaceEndpoint,
+  isEndpointViolation,
+  isLoopbackHost,
+  type EndpointViolation,
+  type InterfaceEndpoint,
+} from './interface-endpoint.js';
+export { parseCard } from './parse-card.js';
+export type { CardInterface, CardShape, LegacyView, ParsedCard, PreferredInterface } from './parsed-card.js';
+export {
+  interfaceEligibility,
+  staticChecks,
+  type Finding,
+  type InterfaceEligibility,
+  type StaticCheckOptions,
+} from './static-checks.js';
