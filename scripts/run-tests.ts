@@ -25,13 +25,12 @@ const files = roots.flatMap((r) => (statSync(r).isDirectory() ? findTests(r) : [
 const needsCluster = files.some((f) => !f.startsWith('test/unit'));
 
 let stopCluster: (() => Promise<void>) | undefined;
-const env = { ...process.env };
-if (needsCluster && !env.A2A_TEST_KUBECONFIG) {
+if (needsCluster && !process.env.A2A_TEST_KUBECONFIG) {
+  // startSharedCluster sets A2A_TEST_CLUSTER / A2A_TEST_KUBECONFIG in process.env.
   const { startSharedCluster } = await import('../test/harness/cluster.js');
-  const shared = await startSharedCluster();
-  env.A2A_TEST_KUBECONFIG = shared.kubeconfigPath;
-  stopCluster = shared.stop;
+  stopCluster = (await startSharedCluster()).stop;
 }
+const env = { ...process.env };
 
 const concurrency = process.env.A2A_TEST_CONCURRENCY ?? '1';
 const child = spawn(
@@ -39,6 +38,8 @@ const child = spawn(
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
   { stdio: 'inherit', env },
 );
-const code: number = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+const code: number = await new Promise((resolve) =>
+  child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))),
+);
 await stopCluster?.();
 process.exit(code);

@@ -74,17 +74,13 @@ export const LabelSelector = z
 export const AgentPort = z
   .object({
     name: dnsLabel.meta({
-      description: 'Port name, a DNS label; also the name of the managed Service port. card.port refers to it.',
+      description:
+        'Port name, a DNS label; also the name of the managed Service port. card.port refers to it.',
     }),
-    port: z
-      .number()
-      .int()
-      .min(1)
-      .max(65535)
-      .meta({
-        description:
-          'The port number that card URLs name (443/80 when a URL names none). Also the managed Service port.',
-      }),
+    port: z.number().int().min(1).max(65535).meta({
+      description:
+        'The port number that card URLs name (443/80 when a URL names none). Also the managed Service port.',
+    }),
     targetPort: z
       .union([z.number().int().min(1).max(65535), dnsLabel])
       .optional()
@@ -126,17 +122,13 @@ export const ProbeSettings = z
       .min(1)
       .max(300)
       .default(3)
-      .meta({ description: 'Deadline of one probe or card fetch, in seconds. Must be less than periodSeconds.' }),
-    failureThreshold: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .default(2)
       .meta({
-        description:
-          'Consecutive failed probes before a verified interface is withdrawn. Confirmation reprobes run about a second apart, not a whole period.',
+        description: 'Deadline of one probe or card fetch, in seconds. Must be less than periodSeconds.',
       }),
+    failureThreshold: z.number().int().min(1).max(100).default(2).meta({
+      description:
+        'Consecutive failed probes before a verified interface is withdrawn. Confirmation reprobes run about a second apart, not a whole period.',
+    }),
   })
   .meta({
     description: 'Probe timing.',
@@ -162,7 +154,9 @@ export const TLSSettings = z
   .object({
     caBundle: z
       .object({
-        configMapKeyRef: KeyRef.optional().meta({ description: 'A key of a ConfigMap holding PEM certificates.' }),
+        configMapKeyRef: KeyRef.optional().meta({
+          description: 'A key of a ConfigMap holding PEM certificates.',
+        }),
         secretKeyRef: KeyRef.optional().meta({ description: 'A key of a Secret holding PEM certificates.' }),
       })
       .optional()
@@ -193,25 +187,20 @@ export const AuthSettings = z
 
 export const RoutingSettings = z
   .object({
-    mode: z
-      .enum(['Enforce', 'Observe'])
-      .default('Enforce')
-      .meta({
-        description:
-          'Enforce: own the Service, its EndpointSlices and the advertised card, listing only verified interfaces. Observe: write status only.',
-      }),
+    mode: z.enum(['Enforce', 'Observe']).default('Enforce').meta({
+      description:
+        'Enforce: own the Service, its EndpointSlices and the advertised card, listing only verified interfaces. Observe: write status only.',
+    }),
     serviceName: dnsLabel
       .optional()
       .meta({ description: 'Name of the managed Service. Defaults to the A2AAgent name.' }),
-    authRequired: z
-      .enum(['Advertise', 'Withdraw'])
-      .default('Advertise')
-      .meta({
-        description:
-          'What to do with interfaces that answer 401/403/UNAUTHENTICATED when no credentials are configured: Advertise (listening, handler unconfirmed) or Withdraw.',
-      }),
+    authRequired: z.enum(['Advertise', 'Withdraw']).default('Advertise').meta({
+      description:
+        'What to do with interfaces that answer 401/403/UNAUTHENTICATED when no credentials are configured: Advertise (listening, handler unconfirmed) or Withdraw.',
+    }),
     signingKey: SecretKeyRef.optional().meta({
-      description: 'A Secret key holding a private JWK; when set, a rewritten card is re-signed (JWS over JCS).',
+      description:
+        'A Secret key holding a private JWK; when set, a rewritten card is re-signed (JWS over JCS).',
     }),
   })
   .meta({ description: 'How verified interfaces are advertised.' });
@@ -228,7 +217,10 @@ export const A2AAgentSpec = z
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['name'],
         'x-kubernetes-validations': [
-          { rule: 'self.all(p, self.exists_one(q, q.port == p.port))', message: 'port numbers must be unique' },
+          {
+            rule: 'self.all(p, self.exists_one(q, q.port == p.port))',
+            message: 'port numbers must be unique',
+          },
         ],
       }),
     card: CardSource,
@@ -247,10 +239,11 @@ export const A2AAgentSpec = z
           'Extra host names that card URLs may use. When set, a URL whose host is neither the managed Service name nor listed here does not belong to this agent.',
         'x-kubernetes-list-type': 'set',
       }),
-    probe: ProbeSettings.prefault({}),
+    // Full defaults (not {}): the API server evaluates the CEL rule on the default itself.
+    probe: ProbeSettings.default({ periodSeconds: 30, timeoutSeconds: 3, failureThreshold: 2 }),
     tls: TLSSettings.optional(),
     auth: AuthSettings.optional(),
-    routing: RoutingSettings.prefault({}),
+    routing: RoutingSettings.default({ mode: 'Enforce', authRequired: 'Advertise' }),
   })
   .meta({
     description: 'The desired state: which pods serve the agent, on which ports, and how to probe them.',
@@ -268,7 +261,9 @@ export const Condition = z.object({
   type: z
     .string()
     .max(316)
-    .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/)
+    .regex(
+      /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/,
+    )
     .meta({ description: 'Type of condition in CamelCase.' }),
   status: z.enum(['True', 'False', 'Unknown']).meta({ description: 'True, False or Unknown.' }),
   observedGeneration: z
@@ -311,8 +306,14 @@ export const A2AAgentStatus = z.object({
     }),
   card: z
     .object({
-      shape: z.enum(['v1.0', 'v0.3', 'hybrid']).optional().meta({ description: 'Shape of the card the pods serve.' }),
-      digest: z.string().optional().meta({ description: 'sha256 of the canonical card most ready pods serve.' }),
+      shape: z
+        .enum(['v1.0', 'v0.3', 'hybrid'])
+        .optional()
+        .meta({ description: 'Shape of the card the pods serve.' }),
+      digest: z
+        .string()
+        .optional()
+        .meta({ description: 'sha256 of the canonical card most ready pods serve.' }),
       podsConsistent: z.string().optional().meta({ description: 'Pods serving that card, as "n/m".' }),
     })
     .optional(),
@@ -323,7 +324,11 @@ export const A2AAgentStatus = z.object({
     .meta({ description: 'One entry per declared interface, in card order.' }),
   advertised: z
     .object({
-      interfaces: z.number().int().min(0).meta({ description: 'Number of interfaces in the advertised card.' }),
+      interfaces: z
+        .number()
+        .int()
+        .min(0)
+        .meta({ description: 'Number of interfaces in the advertised card.' }),
       preferred: z
         .object({ url: z.string(), protocolBinding: z.string() })
         .optional()
@@ -335,7 +340,10 @@ export const A2AAgentStatus = z.object({
         .meta({ description: 'What happened to the card signatures in the advertised card.' }),
     })
     .optional(),
-  verified: z.string().optional().meta({ description: 'Verified interfaces of the declared ones, as "n/m".' }),
+  verified: z
+    .string()
+    .optional()
+    .meta({ description: 'Verified interfaces of the declared ones, as "n/m".' }),
   pods: z.string().optional().meta({ description: 'Ready pods, as a count.' }),
   lastProbeTime: z.string().optional().meta({ format: 'date-time' }),
 });

@@ -69,7 +69,7 @@ function schemaOf(schema: z.ZodType): JsonObject {
 
 export const CRD_NAME = `${PLURAL}.${GROUP}`;
 
-const printerColumns = [
+const printerColumns: JsonObject[] = [
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
   { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
   {
@@ -84,7 +84,12 @@ const printerColumns = [
     jsonPath: '.status.advertised.preferred.protocolBinding',
     description: 'Binding the advertised card lists first',
   },
-  { name: 'Pods', type: 'string', jsonPath: '.status.card.podsConsistent', description: 'Pods serving the card' },
+  {
+    name: 'Pods',
+    type: 'string',
+    jsonPath: '.status.card.podsConsistent',
+    description: 'Pods serving the card',
+  },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   {
     name: 'Message',
@@ -102,7 +107,13 @@ export function buildCrd(): JsonObject {
     metadata: { name: CRD_NAME },
     spec: {
       group: GROUP,
-      names: { kind: KIND, listKind: `${KIND}List`, plural: PLURAL, singular: SINGULAR, shortNames: SHORT_NAMES },
+      names: {
+        kind: KIND,
+        listKind: `${KIND}List`,
+        plural: PLURAL,
+        singular: SINGULAR,
+        shortNames: SHORT_NAMES,
+      },
       scope: 'Namespaced',
       versions: [
         {

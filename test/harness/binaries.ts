@@ -1,0 +1,90 @@
+/**
+ * Finds the control-plane binaries the tests run: the envtest conventions first
+ * (TEST_ASSET_KUBE_APISERVER / TEST_ASSET_ETCD / TEST_ASSET_KUBECTL, then KUBEBUILDER_ASSETS),
+ * otherwise builds them from the Go module in test/controlplane into
+ * .cache/bin/<hash of the module>, so a rebuild happens only when the module changes.
+ */
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+const MODULE_DIR = join(REPO_ROOT, 'test', 'controlplane');
+const CACHE_DIR = join(REPO_ROOT, '.cache', 'bin');
+
+/** The Kubernetes release the module pins; stamped into the binaries' version. */
+export const KUBERNETES_VERSION = 'v1.37.2';
+
+export type BinaryName = 'kube-apiserver' | 'etcd' | 'kubectl' | 'kstatus-check' | 'helm';
+
+const BUILT: BinaryName[] = ['kube-apiserver', 'etcd', 'kubectl', 'kstatus-check'];
+
+function listFiles(dir: string): string[] {
+  let out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out = out.concat(listFiles(p));
+    else if (/\.(go|mod|sum)$/.test(name)) out.push(p);
+  }
+  return out;
+}
+
+function moduleHash(): string {
+  const h = createHash('sha256');
+  for (const f of listFiles(MODULE_DIR)) {
+    h.update(f.slice(MODULE_DIR.length));
+    h.update(readFileSync(f));
+  }
+  return h.digest('hex').slice(0, 16);
+}
+
+function envAsset(name: BinaryName): string | undefined {
+  const specific = process.env[`TEST_ASSET_${name.toUpperCase().replace(/-/g, '_')}`];
+  if (specific) return specific;
+  const assets = process.env.KUBEBUILDER_ASSETS;
+  if (assets && existsSync(join(assets, name))) return join(assets, name);
+  return undefined;
+}
+
+/** Builds every binary of the Go module into the cache (idempotent, safe across processes). */
+export function buildBinaries(log: (line: string) => void = () => {}): string {
+  const dir = join(CACHE_DIR, moduleHash());
+  if (BUILT.every((b) => existsSync(join(dir, b)))) return dir;
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  const minor = KUBERNETES_VERSION.split('.')[1];
+  const ldflags = [
+    '-s',
+    '-w',
+    `-X k8s.io/component-base/version.gitVersion=${KUBERNETES_VERSION}`,
+    '-X k8s.io/component-base/version.gitMajor=1',
+    `-X k8s.io/component-base/version.gitMinor=${minor}`,
+    `-X k8s.io/client-go/pkg/version.gitVersion=${KUBERNETES_VERSION}`,
+  ].join(' ');
+  log(
+    `building control-plane binaries from test/controlplane (Kubernetes ${KUBERNETES_VERSION}) into ${dir}`,
+  );
+  const started = Date.now();
+  execFileSync('go', ['build', '-o', tmp + '/', '-ldflags', ldflags, './cmd/...'], {
+    cwd: MODULE_DIR,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  log(`built in ${Math.round((Date.now() - started) / 1000)}s`);
+  try {
+    renameSync(tmp, dir);
+  } catch {
+    // another process finished the same build first: its result is identical
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** Path of one binary: from the envtest variables when set, else built from the module. */
+export function binaryPath(name: BinaryName, log?: (line: string) => void): string {
+  const fromEnv = envAsset(name);
+  if (fromEnv) return fromEnv;
+  return join(buildBinaries(log), name);
+}

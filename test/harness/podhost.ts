@@ -1,0 +1,166 @@
+/**
+ * Pod hosts: network namespaces joined to one bridge (a2abr0, 10.244.0.1/16), each with its
+ * own private address, standing in for pods. The API server refuses loopback addresses in
+ * EndpointSlices, and real pods have their own IPs, so agents under test run inside these.
+ * Only addresses made here are ever dialled. Namespaces, links and address claims are
+ * removed on destroy() and, as a last resort, when the test process exits.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startProcess, type Managed } from './process.js';
+
+const BRIDGE = 'a2abr0';
+const BRIDGE_ADDR = '10.244.0.1';
+const PREFIX = 16;
+const CLAIMS = '/run/a2a-podhosts';
+
+function ip(args: string[]): string {
+  return execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function tryIp(args: string[]): boolean {
+  try {
+    ip(args);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes namespaces and address claims left behind by test processes that died. */
+function sweepStale(): void {
+  mkdirSync(CLAIMS, { recursive: true });
+  for (const claim of readdirSync(CLAIMS)) {
+    let owner = 0;
+    let netns = '';
+    try {
+      [owner, netns] = JSON.parse(readFileSync(join(CLAIMS, claim, 'owner'), 'utf8')) as [number, string];
+    } catch {
+      continue;
+    }
+    if (!pidAlive(owner)) {
+      if (netns) tryIp(['netns', 'del', netns]);
+      rmSync(join(CLAIMS, claim), { recursive: true, force: true });
+    }
+  }
+}
+
+function ensureBridge(): void {
+  if (!tryIp(['link', 'show', BRIDGE])) {
+    tryIp(['link', 'add', BRIDGE, 'type', 'bridge']);
+    tryIp(['addr', 'add', `${BRIDGE_ADDR}/${PREFIX}`, 'dev', BRIDGE]);
+  }
+  ip(['link', 'set', BRIDGE, 'up']);
+}
+
+let counter = 0;
+const owned = new Set<PodHost>();
+process.on('exit', () => {
+  for (const h of owned) h.destroySync();
+});
+
+/** Claims a free 10.244.x.y address for this process (mkdir is the atomic lock). */
+function claimAddress(netns: string): string {
+  for (let x = 1; x < 255; x++) {
+    for (let y = 2; y < 255; y++) {
+      const addr = `10.244.${x}.${y}`;
+      const dir = join(CLAIMS, addr);
+      try {
+        mkdirSync(dir);
+      } catch {
+        continue;
+      }
+      writeFileSync(join(dir, 'owner'), JSON.stringify([process.pid, netns]));
+      return addr;
+    }
+  }
+  throw new Error('no free pod address left in 10.244.0.0/16');
+}
+
+export class PodHost {
+  readonly processes: Managed[] = [];
+  private destroyed = false;
+
+  private constructor(
+    readonly netns: string,
+    readonly ip: string,
+    private readonly hostLink: string,
+  ) {}
+
+  /** Creates a network namespace with its own address on the shared bridge. */
+  static create(): PodHost {
+    if (process.getuid?.() !== 0) throw new Error('pod hosts need root (ip netns)');
+    sweepStale();
+    ensureBridge();
+    const n = counter++;
+    const tag = `${process.pid.toString(36)}${n.toString(36)}`;
+    const netns = `a2a-${tag}`;
+    const hostLink = `ah${tag}`.slice(0, 15);
+    const addr = claimAddress(netns);
+    ip(['netns', 'add', netns]);
+    const host = new PodHost(netns, addr, hostLink);
+    owned.add(host);
+    try {
+      ip(['link', 'add', hostLink, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', netns]);
+      ip(['link', 'set', hostLink, 'master', BRIDGE, 'up']);
+      ip(['-n', netns, 'addr', 'add', `${addr}/${PREFIX}`, 'dev', 'eth0']);
+      ip(['-n', netns, 'link', 'set', 'eth0', 'up']);
+      ip(['-n', netns, 'link', 'set', 'lo', 'up']);
+      ip(['-n', netns, 'route', 'add', 'default', 'via', BRIDGE_ADDR]);
+    } catch (err) {
+      host.destroySync();
+      throw err;
+    }
+    return host;
+  }
+
+  /** Runs a command inside the namespace; its output goes to logFile. */
+  exec(cmd: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): Managed {
+    const p = startProcess('ip', ['netns', 'exec', this.netns, cmd, ...args], logFile, env);
+    this.processes.push(p);
+    return p;
+  }
+
+  /** Takes the pod's network down (link down) or up again, as a network partition would. */
+  setLink(up: boolean): void {
+    ip(['link', 'set', this.hostLink, up ? 'up' : 'down']);
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all(this.processes.map((p) => p.stop('SIGTERM', 3000)));
+    this.destroySync();
+  }
+
+  destroySync(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    owned.delete(this);
+    for (const p of this.processes) p.child.kill('SIGKILL');
+    try {
+      const pids = ip(['netns', 'pids', this.netns]).split('\n').filter(Boolean);
+      for (const pid of pids) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    } catch {
+      // namespace already gone
+    }
+    tryIp(['link', 'del', this.hostLink]);
+    tryIp(['netns', 'del', this.netns]);
+    const claim = join(CLAIMS, this.ip);
+    if (existsSync(claim)) rmSync(claim, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Child processes of the harness: started with their output kept in a log file, stopped with
+ * SIGTERM then SIGKILL, and killed when the test process exits however it exits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync, readFileSync } from 'node:fs';
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+});
+
+export interface Managed {
+  child: ChildProcess;
+  logFile: string;
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
+  exited: Promise<number | null>;
+  tail(lines?: number): string;
+}
+
+export function startProcess(cmd: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): Managed {
+  const fd = openSync(logFile, 'a');
+  const child = spawn(cmd, args, { stdio: ['ignore', fd, fd], env: env ?? process.env });
+  closeSync(fd);
+  child.unref();
+  live.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    }),
+  );
+  const tail = (lines = 30): string => {
+    try {
+      return readFileSync(logFile, 'utf8').split('\n').slice(-lines).join('\n');
+    } catch {
+      return '';
+    }
+  };
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { child, logFile, stop, exited, tail };
+}
