@@ -1,0 +1,109 @@
+/**
+ * JSON-RPC GetTask answer → state (DESIGN 5.3). The proof that the binding is served is the
+ * A2A TaskNotFound error (-32001) for an id that cannot exist.
+ */
+import { InterfaceState } from '../api/conditions.js';
+import {
+  authMessage,
+  errorInfoReasons,
+  parseJsonBody,
+  type HttpAnswer,
+  type HttpProbeContext,
+} from './http-answer.js';
+import type { ProbeEvidence, Verdict } from './probe-result.js';
+import { clip, verdict } from './verdict.js';
+
+export const JsonRpcCode = {
+  TaskNotFound: -32001,
+  VersionNotSupported: -32009,
+  MethodNotFound: -32601,
+  Internal: -32603,
+} as const;
+
+interface JsonRpcEnvelope {
+  jsonrpc?: unknown;
+  result?: unknown;
+  error?: { code?: unknown; message?: unknown; data?: unknown };
+}
+
+function isEnvelope(v: unknown): v is JsonRpcEnvelope {
+  return typeof v === 'object' && v !== null && (v as JsonRpcEnvelope).jsonrpc === '2.0';
+}
+
+export function classifyJsonRpc(answer: HttpAnswer, ctx: HttpProbeContext): Verdict {
+  const evidence: ProbeEvidence = {
+    request: ctx.request,
+    httpStatus: answer.status,
+    contentType: answer.contentType,
+  };
+  const S = InterfaceState;
+  if (answer.status === 401 || answer.status === 403)
+    return verdict(S.AuthRequired, authMessage(ctx, answer.status), evidence);
+  const body = parseJsonBody(answer);
+  if (!isEnvelope(body)) {
+    if (answer.status === 404 || answer.status === 405) {
+      return verdict(
+        S.Unimplemented,
+        `${ctx.what}: HTTP ${answer.status}, no JSON-RPC endpoint is mounted at this URL`,
+        evidence,
+      );
+    }
+    if (answer.status >= 500) {
+      return verdict(
+        S.Inconclusive,
+        `${ctx.what}: HTTP ${answer.status} without a JSON-RPC answer`,
+        evidence,
+      );
+    }
+    return verdict(
+      S.WrongBinding,
+      `${ctx.what}: HTTP ${answer.status} ${answer.contentType || 'without content type'} is not a JSON-RPC 2.0 answer; something else serves this URL`,
+      evidence,
+    );
+  }
+  if (body.error === undefined) {
+    return verdict(
+      S.Verified,
+      `${ctx.what}: GetTask answered with a result (the handler is served)`,
+      evidence,
+    );
+  }
+  const code = typeof body.error.code === 'number' ? body.error.code : undefined;
+  const reasons = errorInfoReasons(body.error.data);
+  evidence.jsonRpcCode = code;
+  if (reasons[0]) evidence.errorInfoReason = reasons[0];
+  if (typeof body.error.message === 'string') evidence.detail = clip(body.error.message);
+  if (code === JsonRpcCode.TaskNotFound) {
+    return verdict(
+      S.Verified,
+      `${ctx.what}: TaskNotFound (-32001) for a random id, the handler is served`,
+      evidence,
+    );
+  }
+  if (code === JsonRpcCode.VersionNotSupported || reasons.includes('VERSION_NOT_SUPPORTED')) {
+    return verdict(
+      S.VersionNotSupported,
+      `${ctx.what}: VersionNotSupported (${code}) for A2A-Version ${ctx.version}; the server does not serve this protocol version here`,
+      evidence,
+    );
+  }
+  if (code === JsonRpcCode.MethodNotFound) {
+    return verdict(
+      S.Unimplemented,
+      `${ctx.what}: method not found (-32601); this JSON-RPC server has no v${ctx.version} GetTask handler`,
+      evidence,
+    );
+  }
+  if (code === JsonRpcCode.Internal || answer.status >= 500) {
+    return verdict(
+      S.Inconclusive,
+      `${ctx.what}: internal error (${code ?? answer.status}): ${evidence.detail ?? ''}`,
+      evidence,
+    );
+  }
+  return verdict(
+    S.Inconclusive,
+    `${ctx.what}: unexpected JSON-RPC error ${code ?? '(no code)'}${reasons[0] ? ` ${reasons[0]}` : ''}: ${evidence.detail ?? ''}`,
+    evidence,
+  );
+}

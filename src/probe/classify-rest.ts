@@ -1,0 +1,100 @@
+/**
+ * HTTP+JSON GetTask answer → state (DESIGN 5.3). A route 404 and a TaskNotFound 404 differ only
+ * in the body: v1.0 carries ErrorInfo TASK_NOT_FOUND, v0.3 a `{code: -32001}` object.
+ */
+import { InterfaceState } from '../api/conditions.js';
+import { JsonRpcCode } from './classify-jsonrpc.js';
+import {
+  authMessage,
+  errorInfoReasons,
+  parseJsonBody,
+  type HttpAnswer,
+  type HttpProbeContext,
+} from './http-answer.js';
+import type { ProbeEvidence, Verdict } from './probe-result.js';
+import { clip, verdict } from './verdict.js';
+
+interface RestErrorBody {
+  error?: { code?: unknown; status?: unknown; message?: unknown; details?: unknown };
+  code?: unknown;
+  message?: unknown;
+  id?: unknown;
+}
+
+export function classifyRest(answer: HttpAnswer, ctx: HttpProbeContext): Verdict {
+  const evidence: ProbeEvidence = {
+    request: ctx.request,
+    httpStatus: answer.status,
+    contentType: answer.contentType,
+  };
+  const S = InterfaceState;
+  if (answer.status === 401 || answer.status === 403)
+    return verdict(S.AuthRequired, authMessage(ctx, answer.status), evidence);
+  const raw = parseJsonBody(answer);
+  const body =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as RestErrorBody) : undefined;
+  const reasons = errorInfoReasons(body?.error?.details);
+  if (reasons[0]) evidence.errorInfoReason = reasons[0];
+  const message = body?.error?.message ?? body?.message;
+  if (typeof message === 'string') evidence.detail = clip(message);
+  const legacyCode = typeof body?.code === 'number' ? body.code : undefined;
+  if (legacyCode !== undefined) evidence.jsonRpcCode = legacyCode;
+
+  if (reasons.includes('TASK_NOT_FOUND')) {
+    return verdict(
+      S.Verified,
+      `${ctx.what}: ${answer.status} TASK_NOT_FOUND for a random id, the handler is served`,
+      evidence,
+    );
+  }
+  if (reasons.includes('VERSION_NOT_SUPPORTED') || legacyCode === JsonRpcCode.VersionNotSupported) {
+    return verdict(
+      S.VersionNotSupported,
+      `${ctx.what}: ${answer.status} VERSION_NOT_SUPPORTED for A2A-Version ${ctx.version}; the server does not serve this protocol version here`,
+      evidence,
+    );
+  }
+  if (legacyCode === JsonRpcCode.TaskNotFound && answer.status === 404) {
+    return verdict(
+      S.Verified,
+      `${ctx.what}: 404 TaskNotFound (-32001, v0.3 error body) for a random id, the handler is served`,
+      evidence,
+    );
+  }
+  if (answer.status === 200 && body && typeof body.id === 'string') {
+    return verdict(S.Verified, `${ctx.what}: GetTask answered with a task (the handler is served)`, evidence);
+  }
+  if (answer.status === 404 || answer.status === 405) {
+    return verdict(
+      S.Unimplemented,
+      `${ctx.what}: HTTP ${answer.status} without an A2A error body; no REST handler is mounted at this URL`,
+      evidence,
+    );
+  }
+  if (answer.status === 415) {
+    return verdict(
+      S.WrongBinding,
+      `${ctx.what}: HTTP 415, something other than an A2A REST handler serves this URL`,
+      evidence,
+    );
+  }
+  if (answer.status >= 500) {
+    return verdict(
+      S.Inconclusive,
+      `${ctx.what}: HTTP ${answer.status}${reasons[0] ? ` ${reasons[0]}` : ''}: ${evidence.detail ?? ''}`,
+      evidence,
+    );
+  }
+  if (body === undefined) {
+    return verdict(
+      S.WrongBinding,
+      `${ctx.what}: HTTP ${answer.status} ${answer.contentType || 'without content type'} is not an A2A REST answer; something else serves this URL`,
+      evidence,
+    );
+  }
+  return verdict(
+    S.Inconclusive,
+    `${ctx.what}: unexpected HTTP ${answer.status}${reasons[0] ? ` ${reasons[0]}` : ''}: ${evidence.detail ?? ''}`,
+    evidence,
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * Fetches an agent card from one pod: `A2A-Version: 1.0` (so SDK agents serve their v1.0 card,
+ * not the compat one), a 1 MiB cap enforced while streaming, a timeout, no redirects followed,
+ * and `If-None-Match` revalidation with the ETag of the last fetch.
+ */
+import { Client, type Dispatcher } from 'undici';
+import { CardReason } from '../api/conditions.js';
+import { readBounded } from './bounded-body.js';
+import { hostPort } from './dial-target.js';
+import { MAX_HEADER_BYTES } from './http-pools.js';
+import { checkIdentityFor, isIpLiteral, type TlsSettings } from './tls-settings.js';
+import { errorCode } from './transport-failure.js';
+
+export const MAX_CARD_BYTES = 1024 * 1024;
+
+export interface FetchCardOptions {
+  /** IP or host name to dial (the pod). */
+  address: string;
+  port: number;
+  scheme: 'http' | 'https';
+  /** Request path, e.g. `/.well-known/agent-card.json`. */
+  path: string;
+  /** Host header (`host[:port]`); its host part is also the TLS SNI and certificate name. */
+  hostHeader: string;
+  timeoutMs: number;
+  tls?: TlsSettings;
+  /** ETag of the card held; a 304 answer becomes `notModified`. */
+  etag?: string;
+  signal?: AbortSignal;
+  bearerToken?: string;
+  /** Default 1 MiB. */
+  maxBytes?: number;
+  /** Reuse a connection pool to this pod; otherwise a one-shot connection is opened and closed. */
+  dispatcher?: Dispatcher;
+}
+
+export type CardFetchReason =
+  typeof CardReason.CardFetchFailed | typeof CardReason.CardTooLarge | typeof CardReason.CardInvalid;
+
+/** Why a card could not be had. `reason` is a `CardReason`; `code` is stable for the CLI. */
+export class CardFetchError extends Error {
+  override readonly name = 'CardFetchError';
+  readonly code = 'OPR_ERR_CARD_FETCH';
+  constructor(
+    readonly reason: CardFetchReason,
+    message: string,
+    readonly evidence: { httpStatus?: number; errorCode?: string } = {},
+  ) {
+    super(message);
+  }
+}
+
+export type FetchCardResult =
+  | { kind: 'ok'; body: unknown; raw: Buffer; etag?: string; contentType?: string }
+  | { kind: 'notModified'; etag: string }
+  | { kind: 'error'; error: CardFetchError };
+
+function header(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function urlHostOf(hostHeader: string): string {
+  try {
+    return new URL(`http://${hostHeader}`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return hostHeader;
+  }
+}
+
+export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult> {
+  const maxBytes = opts.maxBytes ?? MAX_CARD_BYTES;
+  const where = `${opts.scheme}://${opts.hostHeader}${opts.path} (dialled ${hostPort(opts.address, opts.port)})`;
+  const fail = (
+    reason: CardFetchReason,
+    message: string,
+    evidence: CardFetchError['evidence'] = {},
+  ): FetchCardResult => ({
+    kind: 'error',
+    error: new CardFetchError(reason, `${where}: ${message}`, evidence),
+  });
+  const urlHost = urlHostOf(opts.hostHeader);
+  const insecure = opts.tls?.insecureSkipVerify === true;
+  const owned = opts.dispatcher
+    ? undefined
+    : new Client(`${opts.scheme}://${hostPort(opts.address, opts.port)}`, {
+        maxHeaderSize: MAX_HEADER_BYTES,
+        connect: {
+          timeout: opts.timeoutMs,
+          ...(opts.scheme === 'https'
+            ? {
+                servername: isIpLiteral(urlHost) ? undefined : urlHost,
+                ca: opts.tls?.ca,
+                rejectUnauthorized: !insecure,
+                checkServerIdentity: insecure ? () => undefined : checkIdentityFor(urlHost),
+              }
+            : {}),
+        },
+      });
+  const dispatcher = opts.dispatcher ?? owned!;
+  const signals = [AbortSignal.timeout(opts.timeoutMs), ...(opts.signal ? [opts.signal] : [])];
+  try {
+    const headers: Record<string, string> = {
+      host: opts.hostHeader,
+      'a2a-version': '1.0',
+      accept: 'application/json',
+    };
+    if (opts.etag) headers['if-none-match'] = opts.etag;
+    if (opts.bearerToken) headers.authorization = `Bearer ${opts.bearerToken}`;
+    const res = await dispatcher.request({
+      method: 'GET',
+      path: opts.path,
+      headers,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      signal: AbortSignal.any(signals),
+    });
+    const etag = header(res.headers.etag);
+    const contentType = header(res.headers['content-type']);
+    if (res.statusCode === 304 && opts.etag) {
+      await res.body.dump();
+      return { kind: 'notModified', etag: etag ?? opts.etag };
+    }
+    if (res.statusCode >= 300 && res.statusCode < 400) {
+      await res.body.dump();
+      const location = header(res.headers.location);
+      return fail(
+        CardReason.CardFetchFailed,
+        `HTTP ${res.statusCode} redirect${location ? ` to ${location}` : ''} not followed; serve the card at this path`,
+        { httpStatus: res.statusCode },
+      );
+    }
+    if (res.statusCode !== 200) {
+      await res.body.dump({ limit: 64 * 1024 });
+      return fail(CardReason.CardFetchFailed, `HTTP ${res.statusCode}`, { httpStatus: res.statusCode });
+    }
+    const declared = Number(header(res.headers['content-length']));
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      res.body.destroy();
+      return fail(
+        CardReason.CardTooLarge,
+        `Content-Length ${declared} exceeds the ${maxBytes}-byte card limit`,
+        {
+          httpStatus: 200,
+        },
+      );
+    }
+    const { body: raw, truncated } = await readBounded(res.body, maxBytes);
+    if (truncated) {
+      return fail(
+        CardReason.CardTooLarge,
+        `the card is larger than the ${maxBytes}-byte limit (reading stopped there)`,
+        {
+          httpStatus: 200,
+        },
+      );
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      return fail(CardReason.CardInvalid, `the card is not valid JSON (${(err as Error).message})`, {
+        httpStatus: 200,
+      });
+    }
+    return { kind: 'ok', body, raw, ...(etag ? { etag } : {}), ...(contentType ? { contentType } : {}) };
+  } catch (err) {
+    const code = errorCode(err) ?? 'UNKNOWN';
+    return fail(CardReason.CardFetchFailed, `request failed (${code})`, { errorCode: code });
+  } finally {
+    await owned?.destroy().catch(() => undefined);
+  }
+}

@@ -1,0 +1,115 @@
+/** The gRPC GetTask probe: a unary call on a long-lived grpc-js channel to the pod. */
+import {
+  Metadata,
+  status as GrpcStatus,
+  type Client,
+  type InterceptingCall,
+  type Interceptor,
+  InterceptingCall as Call,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import type { CardInterface } from '../card/parsed-card.js';
+import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
+import { classifyGrpc, grpcCodeName } from './classify-grpc.js';
+import type { DialTarget } from './dial-target.js';
+import { diagnoseGrpcTransport } from './grpc-transport-diagnosis.js';
+import { decodeRpcStatus } from './grpc-wire-messages.js';
+import type { Verdict } from './probe-result.js';
+import type { TlsSettings } from './tls-settings.js';
+import { grpcGetTaskMethod, grpcGetTaskRequest } from './wire-forms.js';
+
+export interface GrpcProbeInput {
+  client: Client;
+  target: DialTarget;
+  iface: CardInterface;
+  endpoint: InterfaceEndpoint;
+  taskId: string;
+  timeoutMs: number;
+  bearerToken?: string;
+  tlsSettings?: TlsSettings;
+  what: string;
+}
+
+export interface GrpcProbeOutcome {
+  verdict: Verdict;
+  /** The channel failed at the transport level and should be replaced. */
+  transportFailed: boolean;
+}
+
+function isGrpcContentType(md: Metadata | undefined): boolean {
+  const ct = md?.get('content-type')[0];
+  return typeof ct === 'string' && ct.startsWith('application/grpc');
+}
+
+function errorInfoReasons(md: Metadata | undefined): string[] {
+  const bin = md?.get('grpc-status-details-bin')[0];
+  if (!Buffer.isBuffer(bin)) return [];
+  try {
+    return decodeRpcStatus(bin).errorInfos.map((e) => e.reason);
+  } catch {
+    return []; // undecodable details prove nothing; the code alone is classified
+  }
+}
+
+export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome> {
+  const { iface, endpoint } = input;
+  const method = grpcGetTaskMethod(iface.protocolVersion);
+  const metadata = new Metadata();
+  metadata.set('a2a-version', iface.protocolVersion);
+  if (input.bearerToken) metadata.set('authorization', `Bearer ${input.bearerToken}`);
+  let headers: Metadata | undefined;
+  const captureHeaders: Interceptor = (options, nextCall): InterceptingCall =>
+    new Call(nextCall(options), {
+      start: (md, listener, next) =>
+        next(md, {
+          onReceiveMetadata: (m, n) => {
+            headers = m;
+            n(m);
+          },
+        }),
+    });
+  const result = await new Promise<{ code: number; details: string; trailers?: Metadata }>((resolve) => {
+    input.client.makeUnaryRequest(
+      method,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      grpcGetTaskRequest(iface.protocolVersion, input.taskId, iface.tenant),
+      metadata,
+      { deadline: Date.now() + input.timeoutMs, interceptors: [captureHeaders] },
+      (err: ServiceError | null) => {
+        if (!err) resolve({ code: GrpcStatus.OK, details: '' });
+        else resolve({ code: err.code, details: err.details, trailers: err.metadata });
+      },
+    );
+  });
+  const evidence = { request: method, grpcCode: result.code, grpcCodeName: grpcCodeName(result.code) };
+  if (result.code === GrpcStatus.UNAVAILABLE) {
+    const verdict = await diagnoseGrpcTransport({
+      target: input.target,
+      tls: endpoint.tls,
+      urlHost: endpoint.host,
+      tlsSettings: input.tlsSettings,
+      timeoutMs: input.timeoutMs,
+      what: input.what,
+      evidence,
+      grpcDetails: result.details,
+    });
+    return { verdict, transportFailed: true };
+  }
+  const verdict = classifyGrpc(
+    {
+      code: result.code,
+      details: result.details,
+      errorInfoReasons: errorInfoReasons(result.trailers),
+      grpcContentType: isGrpcContentType(headers) || isGrpcContentType(result.trailers),
+    },
+    {
+      what: input.what,
+      request: method,
+      version: iface.protocolVersion,
+      bearerSent: !!input.bearerToken,
+      timeoutMs: input.timeoutMs,
+    },
+  );
+  return { verdict, transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED };
+}

@@ -1,0 +1,77 @@
+/** JSON-RPC and HTTP+JSON GetTask probes over a pooled undici connection to the pod. */
+import type { Dispatcher } from 'undici';
+import { ProtocolBinding } from '../card/bindings.js';
+import type { CardInterface } from '../card/parsed-card.js';
+import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
+import { readBounded } from './bounded-body.js';
+import { classifyJsonRpc } from './classify-jsonrpc.js';
+import { classifyRest } from './classify-rest.js';
+import type { HttpProbeContext } from './http-answer.js';
+import type { Verdict } from './probe-result.js';
+import { classifyTransportFailure } from './transport-failure.js';
+import { jsonRpcGetTaskBody, restGetTaskPath } from './wire-forms.js';
+
+/** Enough for any A2A error body; a bigger answer is cut (and is not an A2A error anyway). */
+export const MAX_PROBE_BODY_BYTES = 64 * 1024;
+
+export interface HttpProbeInput {
+  dispatcher: Dispatcher;
+  iface: CardInterface;
+  endpoint: InterfaceEndpoint;
+  taskId: string;
+  timeoutMs: number;
+  bearerToken?: string;
+  /** Describes the attempt for messages: binding, version, URL, dialled address. */
+  what: string;
+}
+
+export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> {
+  const { iface, endpoint } = input;
+  const jsonRpc = iface.protocolBinding === ProtocolBinding.JSONRPC;
+  const path = jsonRpc
+    ? `${endpoint.path || '/'}${endpoint.query}`
+    : `${restGetTaskPath(iface.protocolVersion, endpoint.path, input.taskId, iface.tenant)}${endpoint.query}`;
+  const method = jsonRpc ? 'POST' : 'GET';
+  const request = jsonRpc
+    ? `POST ${path} ${iface.protocolVersion === '1.0' ? 'GetTask' : 'tasks/get'}`
+    : `GET ${path}`;
+  const headers: Record<string, string> = {
+    host: endpoint.authority,
+    'a2a-version': iface.protocolVersion,
+    accept: jsonRpc ? 'application/json' : 'application/a2a+json, application/json',
+  };
+  if (jsonRpc) headers['content-type'] = 'application/json';
+  if (input.bearerToken) headers.authorization = `Bearer ${input.bearerToken}`;
+  const ctx: HttpProbeContext = {
+    what: input.what,
+    request,
+    version: iface.protocolVersion,
+    bearerSent: !!input.bearerToken,
+  };
+  try {
+    const res = await input.dispatcher.request({
+      method,
+      path,
+      headers,
+      body: jsonRpc ? jsonRpcGetTaskBody(iface.protocolVersion, input.taskId, iface.tenant) : undefined,
+      headersTimeout: input.timeoutMs,
+      bodyTimeout: input.timeoutMs,
+      signal: AbortSignal.timeout(input.timeoutMs),
+    });
+    const { body } = await readBounded(res.body, MAX_PROBE_BODY_BYTES);
+    const ct = res.headers['content-type'];
+    const answer = {
+      status: res.statusCode,
+      contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''),
+      body,
+    };
+    return jsonRpc ? classifyJsonRpc(answer, ctx) : classifyRest(answer, ctx);
+  } catch (err) {
+    return classifyTransportFailure(err, {
+      what: input.what,
+      tls: endpoint.tls,
+      timeoutMs: input.timeoutMs,
+      evidence: { request },
+    });
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The GetTask request of each binding and protocol version (research/a2a-protocol.md section 2):
+ * v1.0 `GetTask` / `GET {url}[/{tenant}]/tasks/{id}` / `/lf.a2a.v1.A2AService/GetTask`;
+ * v0.3 `tasks/get` / `GET {url}/v1/tasks/{id}` / `/a2a.v1.A2AService/GetTask`.
+ */
+import { ProtocolVersion } from '../card/bindings.js';
+import { encodeGetTaskRequestV03, encodeGetTaskRequestV1 } from './grpc-wire-messages.js';
+
+export function jsonRpcGetTaskBody(version: string, id: string, tenant: string | undefined): string {
+  const v1 = version === ProtocolVersion.V1_0;
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: 'a2a-operator-probe',
+    method: v1 ? 'GetTask' : 'tasks/get',
+    params: v1 && tenant ? { id, tenant } : { id },
+  });
+}
+
+export function restGetTaskPath(
+  version: string,
+  basePath: string,
+  id: string,
+  tenant: string | undefined,
+): string {
+  if (version === ProtocolVersion.V1_0) {
+    const prefix = tenant ? `/${encodeURIComponent(tenant)}` : '';
+    return `${basePath}${prefix}/tasks/${encodeURIComponent(id)}`;
+  }
+  return `${basePath}/v1/tasks/${encodeURIComponent(id)}`;
+}
+
+export function grpcGetTaskMethod(version: string): string {
+  return version === ProtocolVersion.V1_0 ? '/lf.a2a.v1.A2AService/GetTask' : '/a2a.v1.A2AService/GetTask';
+}
+
+export function grpcGetTaskRequest(version: string, id: string, tenant: string | undefined): Buffer {
+  return version === ProtocolVersion.V1_0 ? encodeGetTaskRequestV1(id, tenant) : encodeGetTaskRequestV03(id);
+}

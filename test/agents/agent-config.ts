@@ -1,0 +1,94 @@
+/**
+ * Configuration of a test A2A agent built from the official SDK. Every field is plain JSON so
+ * the same config drives `startAgent()` in-process and `agent-server.ts` as a separate "pod".
+ *
+ * Strings anywhere in `interfaces` and `card.json` may use placeholders, replaced once the
+ * listeners are bound: `{{HOST}}`, `{{HTTP_PORT}}`, `{{GRPC_PORT}}`, `{{PLAIN_PORT}}`, `{{HANG_PORT}}`.
+ */
+export interface TlsFiles {
+  /** PEM certificate chain and key. */
+  cert: string;
+  key: string;
+}
+
+export type HttpMode =
+  /** SDK card, JSON-RPC and REST handlers. */
+  | 'a2a'
+  /** Every A2A route answers HTTP 500 with a JSON-RPC -32603 / REST INTERNAL body. */
+  | 'error500';
+
+export interface HttpListenerConfig {
+  port?: number;
+  tls?: TlsFiles;
+  /** Mount path of the JSON-RPC handler; null leaves it unmounted. Default `/a2a/jsonrpc`. */
+  jsonrpcPath?: string | null;
+  /** Mount path of the REST handler; null leaves it unmounted. Default `/a2a/rest`. */
+  restPath?: string | null;
+  mode?: HttpMode;
+}
+
+export interface GrpcListenerConfig {
+  port?: number;
+  tls?: TlsFiles;
+  /** Register the A2A service(s). false: the server runs and answers UNIMPLEMENTED. Default true. */
+  register?: boolean;
+}
+
+export interface CardConfig {
+  /**
+   * `sdk`: the SDK's card handler, v1.0 card (compat card for header-less requests when legacy
+   * is on). `hybrid`: the SDK's compat card whatever the request says (the shape v0.3 clients
+   * get). `json`: `json` served verbatim. `oversized`: a valid card over 1 MiB, streamed.
+   * `malformed`: truncated JSON. Default `sdk`.
+   */
+  serve?: 'sdk' | 'hybrid' | 'json' | 'oversized' | 'malformed';
+  json?: unknown;
+}
+
+export interface InterfaceDecl {
+  url: string;
+  protocolBinding: string;
+  protocolVersion: string;
+  tenant?: string;
+}
+
+export interface AgentConfig {
+  /** Address every listener binds. Default 127.0.0.1. */
+  host?: string;
+  /** Card + JSON-RPC + REST listener. Default on (port 0). */
+  http?: HttpListenerConfig | false;
+  /** gRPC listener. Default off. */
+  grpc?: GrpcListenerConfig | false;
+  /** A plain non-A2A HTTP server (answers 200 text/html to everything). */
+  plain?: { port?: number } | false;
+  /** A TCP listener that accepts and never answers. */
+  hang?: { port?: number } | false;
+  /** Control endpoint (HTTP, loopback of `host`) to flip failure modes at runtime. */
+  control?: { port?: number } | false;
+  /**
+   * The interfaces of the card the SDK handler holds: they decide which binding/version pairs the
+   * SDK accepts. Default: JSONRPC and HTTP+JSON on the HTTP listener, GRPC when it is on, at 1.0.
+   */
+  interfaces?: InterfaceDecl[];
+  /** Also serve v0.3 (SDK compat layer): 0.3 mirrors are added for every binding. */
+  legacyCompat?: boolean;
+  card?: CardConfig;
+  /** Require `Authorization: Bearer <token>` on A2A calls (401 / UNAUTHENTICATED); the card stays public. */
+  authToken?: string;
+  /** Only this tenant finds tasks; any other tenant gets UnsupportedOperation (not TaskNotFound). */
+  requireTenant?: string;
+}
+
+export interface AgentPorts {
+  http?: number;
+  grpc?: number;
+  plain?: number;
+  hang?: number;
+  control?: number;
+}
+
+/** One GetTask the agent saw (recorded by its request handler). */
+export interface SeenGetTask {
+  tenant: string;
+  id: string;
+}

@@ -1,0 +1,64 @@
+/**
+ * The SDK request handler behind every test agent: a trivial executor, an in-memory store (so
+ * every GetTask for a random id is TaskNotFound), and a record of the GetTask calls it saw.
+ */
+import type { AgentCard, AgentInterface } from '@a2a-js/sdk';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ServerCallContext,
+} from '@a2a-js/sdk/server';
+import type { GetTaskRequest } from '@a2a-js/sdk';
+import type { SeenGetTask } from './agent-config.js';
+
+const echoExecutor: AgentExecutor = {
+  execute: async (ctx, bus) => {
+    bus.publish({
+      kind: 'message',
+      messageId: `m-${ctx.taskId}`,
+      role: 'agent',
+      parts: [{ kind: 'text', text: 'ok' }],
+      contextId: ctx.contextId,
+    } as never); // event shape differs between SDK minor versions; the executor never runs in probes
+    bus.finished();
+    return Promise.resolve();
+  },
+  cancelTask: () => Promise.resolve(),
+};
+
+export class RecordingRequestHandler extends DefaultRequestHandler {
+  readonly seen: SeenGetTask[] = [];
+  constructor(
+    card: AgentCard,
+    private readonly requireTenant: string | undefined,
+  ) {
+    super(card, new InMemoryTaskStore(), echoExecutor);
+  }
+
+  override async getTask(params: GetTaskRequest, context: ServerCallContext) {
+    this.seen.push({ tenant: params.tenant ?? '', id: params.id });
+    if (this.requireTenant !== undefined && (params.tenant ?? '') !== this.requireTenant) {
+      throw new UnsupportedOperationError(`tenant ${JSON.stringify(params.tenant)} is not served here`);
+    }
+    return super.getTask(params, context);
+  }
+}
+
+export function sdkCard(interfaces: AgentInterface[]): AgentCard {
+  return {
+    name: 'test-agent',
+    description: 'A2A test agent (official SDK)',
+    version: '1.0.0',
+    supportedInterfaces: interfaces,
+    provider: undefined,
+    capabilities: { streaming: false, pushNotifications: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+    signatures: [],
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * `startAgent(config)`: a real A2A agent built from the official SDK, on loopback ports chosen by
+ * the OS, with the failure modes of `AgentConfig`. `agent-server.ts` runs the same thing as a
+ * process with a control endpoint.
+ */
+import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Server as NetServer } from 'node:net';
+import type { AgentInterface } from '@a2a-js/sdk';
+import type {
+  AgentConfig,
+  AgentPorts,
+  CardConfig,
+  HttpMode,
+  InterfaceDecl,
+  SeenGetTask,
+} from './agent-config.js';
+import { GrpcListener } from './grpc-listener.js';
+import { buildHttpApp, type HttpAppState } from './http-app.js';
+import { hangingServer, plainHttpServer } from './raw-listeners.js';
+import { RecordingRequestHandler, sdkCard } from './sdk-handler.js';
+import { controlServer } from './control-server.js';
+
+export interface RunningAgent {
+  ports: AgentPorts;
+  host: string;
+  /** GetTask calls the SDK handler saw (all bindings). */
+  seen: SeenGetTask[];
+  /** TCP connections accepted per raw listener. */
+  connections: { http: number; plain: number; hang: number };
+  setCard(card: CardConfig): void;
+  setHttpMode(mode: HttpMode): void;
+  stopGrpc(): Promise<void>;
+  startGrpc(register?: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+function listen(server: NetServer, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const addr = server.address();
+      resolve(typeof addr === 'object' && addr ? addr.port : port);
+    });
+  });
+}
+
+function closeServer(server: NetServer): Promise<void> {
+  (server as HttpServer).closeAllConnections?.();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+function substitute<T>(value: T, vars: Record<string, string>): T {
+  const text = JSON.stringify(value).replace(/\{\{([A-Z_]+)\}\}/g, (m, name: string) => vars[name] ?? m);
+  return JSON.parse(text) as T;
+}
+
+function defaultInterfaces(config: AgentConfig): InterfaceDecl[] {
+  const http = config.http === false ? undefined : (config.http ?? {});
+  const scheme = http?.tls ? 'https' : 'http';
+  const out: InterfaceDecl[] = [];
+  const jsonrpc = http?.jsonrpcPath === undefined ? '/a2a/jsonrpc' : http.jsonrpcPath;
+  const rest = http?.restPath === undefined ? '/a2a/rest' : http.restPath;
+  if (http && jsonrpc !== null) {
+    out.push({
+      url: `${scheme}://{{HOST}}:{{HTTP_PORT}}${jsonrpc}`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+    });
+  }
+  if (http && rest !== null) {
+    out.push({
+      url: `${scheme}://{{HOST}}:{{HTTP_PORT}}${rest}`,
+      protocolBinding: 'HTTP+JSON',
+      protocolVersion: '1.0',
+    });
+  }
+  if (config.grpc) {
+    const g = config.grpc.tls ? 'https' : 'http';
+    out.push({ url: `${g}://{{HOST}}:{{GRPC_PORT}}`, protocolBinding: 'GRPC', protocolVersion: '1.0' });
+  }
+  return out;
+}
+
+/** v0.3 mirrors for every binding that has no legacy interface yet (what `duplicateInterfacesForLegacy` does). */
+function withLegacyMirrors(list: AgentInterface[]): AgentInterface[] {
+  const mirrors = list
+    .filter((i) => i.protocolVersion === '1.0')
+    .filter((i) => !list.some((j) => j.protocolBinding === i.protocolBinding && j.protocolVersion === '0.3'))
+    .map((i) => ({ ...i, protocolVersion: '0.3' }));
+  return [...list, ...mirrors];
+}
+
+export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent> {
+  const host = config.host ?? '127.0.0.1';
+  const ports: AgentPorts = {};
+  const connections = { http: 0, plain: 0, hang: 0 };
+  const closers: (() => Promise<void>)[] = [];
+
+  const plain = config.plain ? plainHttpServer() : undefined;
+  if (plain && config.plain) {
+    plain.on('connection', () => connections.plain++);
+    ports.plain = await listen(plain, host, config.plain.port ?? 0);
+    closers.push(() => closeServer(plain));
+  }
+  const hang = config.hang ? hangingServer() : undefined;
+  if (hang && config.hang) {
+    hang.on('connection', () => connections.hang++);
+    ports.hang = await listen(hang, host, config.hang.port ?? 0);
+    closers.push(() => closeServer(hang));
+  }
+
+  // Listeners are bound before the card exists (ports come from the OS), so the HTTP server
+  // dispatches to an app that is built once every port is known.
+  const httpConfig = config.http === false ? undefined : (config.http ?? {});
+  let app: RequestListener | undefined;
+  const dispatch: RequestListener = (req, res) => app?.(req, res);
+  let httpServer: NetServer | undefined;
+  if (httpConfig) {
+    const server = httpConfig.tls
+      ? createHttpsServer({ cert: httpConfig.tls.cert, key: httpConfig.tls.key }, dispatch)
+      : createHttpServer(dispatch);
+    server.on('connection', () => connections.http++);
+    ports.http = await listen(server, host, httpConfig.port ?? 0);
+    httpServer = server;
+    closers.push(() => closeServer(server));
+  }
+
+  let grpc: GrpcListener | undefined;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const vars = (): Record<string, string> => ({
+    HOST: urlHost,
+    HTTP_PORT: String(ports.http ?? ''),
+    GRPC_PORT: String(ports.grpc ?? ''),
+    PLAIN_PORT: String(ports.plain ?? ''),
+    HANG_PORT: String(ports.hang ?? ''),
+  });
+
+  // gRPC needs the handler at start, the handler needs the card, the card needs the gRPC port:
+  // reserve the port with an unregistered start, then restart with the services.
+  if (config.grpc) {
+    const placeholder = new GrpcListener({
+      host,
+      port: config.grpc.port ?? 0,
+      register: false,
+      legacy: false,
+      requestHandler: undefined as never, // never called: nothing is registered on this start
+    });
+    ports.grpc = await placeholder.start(false);
+    await placeholder.stop();
+  }
+
+  const declared = substitute(config.interfaces ?? defaultInterfaces(config), vars());
+  const interfaces: AgentInterface[] = declared.map((i) => ({ tenant: '', ...i }));
+  const requestHandler = new RecordingRequestHandler(
+    sdkCard(config.legacyCompat ? withLegacyMirrors(interfaces) : interfaces),
+    config.requireTenant,
+  );
+
+  if (config.grpc && ports.grpc !== undefined) {
+    grpc = new GrpcListener({
+      host,
+      port: ports.grpc,
+      tls: config.grpc.tls,
+      register: config.grpc.register ?? true,
+      legacy: config.legacyCompat ?? false,
+      authToken: config.authToken,
+      requestHandler,
+    });
+    await grpc.start();
+    const g = grpc;
+    closers.push(() => g.stop());
+  }
+
+  const state: HttpAppState = {
+    card: config.card ?? {},
+    mode: httpConfig?.mode ?? 'a2a',
+    cardJson: config.card?.json === undefined ? undefined : substitute(config.card.json, vars()),
+  };
+  if (httpServer && httpConfig) {
+    app = buildHttpApp({
+      requestHandler,
+      jsonrpcPath: httpConfig.jsonrpcPath === undefined ? '/a2a/jsonrpc' : httpConfig.jsonrpcPath,
+      restPath: httpConfig.restPath === undefined ? '/a2a/rest' : httpConfig.restPath,
+      legacy: config.legacyCompat ?? false,
+      authToken: config.authToken,
+      state,
+    });
+  }
+
+  const agent: RunningAgent = {
+    ports,
+    host,
+    seen: requestHandler.seen,
+    connections,
+    setCard(card) {
+      state.card = card;
+      state.cardJson = card.json === undefined ? undefined : substitute(card.json, vars());
+    },
+    setHttpMode(mode) {
+      state.mode = mode;
+    },
+    stopGrpc: async () => {
+      await grpc?.stop();
+    },
+    startGrpc: async (register) => {
+      await grpc?.start(register);
+    },
+    close: async () => {
+      for (const c of closers.reverse()) await c();
+    },
+  };
+
+  if (config.control) {
+    const control = controlServer(agent);
+    ports.control = await listen(control, host, config.control.port ?? 0);
+    closers.unshift(() => closeServer(control));
+  }
+  return agent;
+}
