@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+/**
+ * `a2a-operator <command> …`. Commands are loaded lazily from ./commands/<name>.ts; adding one is
+ * one entry in `commands`. This is the only module that calls process.exit.
+ */
+import type { Command } from './command.js';
+import { ExitError, UsageError } from './cli-errors.js';
+
+const commands: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
+  check: {
+    summary: "probe an agent's declared interfaces against its card (for CI and people)",
+    load: () => import('./commands/check.js'),
+  },
+};
+
+function usage(): string {
+  const list = Object.entries(commands)
+    .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+    .join('\n');
+  return `usage: a2a-operator <command> [options]\n\ncommands:\n${list}\n\nRun a2a-operator <command> --help for a command's options.\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage());
+    return name === undefined ? 2 : 0;
+  }
+  const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!entry) {
+    process.stderr.write(`a2a-operator: unknown command ${JSON.stringify(name)}\n${usage()}`);
+    return 2;
+  }
+  const { command } = await entry.load();
+  try {
+    return await command.run(rest, { stdout: process.stdout, stderr: process.stderr });
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`a2a-operator ${name}: ${err.message}\n${command.usage}`);
+      return err.exitCode;
+    }
+    if (err instanceof ExitError) {
+      process.stderr.write(`a2a-operator ${name}: ${err.message}\n`);
+      return err.exitCode;
+    }
+    throw err;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+    // Streams flush before exit; pools and channels were closed by the command.
+    process.stdout.write('', () => process.exit(code));
+  },
+  (err: unknown) => {
+    process.stderr.write(
+      `a2a-operator: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(70);
+  },
+);
