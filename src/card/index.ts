@@ -12,6 +12,7 @@ export {
   interfaceEndpoint,
   isEndpointViolation,
   isLoopbackHost,
+  redactUrl,
   type EndpointViolation,
   type InterfaceEndpoint,
 } from './interface-endpoint.js';

@@ -65,12 +65,14 @@ export function interfaceEndpoint(url: string, binding: string): InterfaceEndpoi
   } catch {
     return invalid(
       binding === ProtocolBinding.GRPC
-        ? `gRPC URL ${JSON.stringify(url)} is neither host:port nor an absolute http(s)://host:port URL`
-        : `URL ${JSON.stringify(url)} is not an absolute URL`,
+        ? `gRPC URL ${JSON.stringify(redactUrl(url))} is neither host:port nor an absolute http(s)://host:port URL`
+        : `URL ${JSON.stringify(redactUrl(url))} is not an absolute URL`,
     );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return invalid(`URL ${url} uses scheme ${parsed.protocol.slice(0, -1)}; only http and https are allowed`);
+    return invalid(
+      `URL ${redactUrl(url)} uses scheme ${parsed.protocol.slice(0, -1)}; only http and https are allowed`,
+    );
   }
   if (parsed.username || parsed.password) {
     return invalid(
@@ -117,4 +119,12 @@ export function isEndpointViolation(v: InterfaceEndpoint | EndpointViolation): v
 export function isLoopbackHost(host: string): boolean {
   const h = stripBrackets(host).toLowerCase();
   return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/** The URL with any embedded password replaced by `***`, for messages and output. */
+export function redactUrl(url: string): string {
+  return url.replace(
+    /^([a-z][a-z0-9+.-]*:\/\/)?([^/@\s:]*)(:[^/@\s]*)?@/i,
+    (_m, scheme: string | undefined, user: string) => `${scheme ?? ''}${user}:***@`,
+  );
 }

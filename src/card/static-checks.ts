@@ -9,6 +9,7 @@ import {
   interfaceEndpoint,
   isEndpointViolation,
   isLoopbackHost,
+  redactUrl,
   type InterfaceEndpoint,
 } from './interface-endpoint.js';
 import type { CardInterface, ParsedCard } from './parsed-card.js';
@@ -32,7 +33,7 @@ export type InterfaceEligibility =
   | { index: number; eligible: false; reason: CardReason; message: string };
 
 function describe(i: CardInterface): string {
-  return `${i.protocolBinding} ${i.url} (v${i.protocolVersion}, ${i.declaredAt})`;
+  return `${i.protocolBinding} ${redactUrl(i.url)} (v${i.protocolVersion}, ${i.declaredAt})`;
 }
 
 /** Whether each interface may be probed, and if not, the rule it breaks (first one wins). */

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { InterfaceState } from '../api/conditions.js';
 import { isKnownBinding, isKnownVersion, ProtocolBinding } from '../card/bindings.js';
-import { interfaceEndpoint, isEndpointViolation } from '../card/interface-endpoint.js';
+import { interfaceEndpoint, isEndpointViolation, redactUrl } from '../card/interface-endpoint.js';
 import type { CardInterface } from '../card/parsed-card.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { hostPort, type DialTarget } from './dial-target.js';
@@ -57,7 +57,7 @@ export class Prober {
   }
 
   private async classify(target: DialTarget, iface: CardInterface, opts: ProbeOptions): Promise<Verdict> {
-    const what = `${iface.protocolBinding} v${iface.protocolVersion} ${iface.url} (dialled ${hostPort(target.address, target.port)})`;
+    const what = `${iface.protocolBinding} v${iface.protocolVersion} ${redactUrl(iface.url)} (dialled ${hostPort(target.address, target.port)})`;
     if (!isKnownBinding(iface.protocolBinding) || !isKnownVersion(iface.protocolVersion)) {
       return verdict(
         InterfaceState.Ineligible,
@@ -69,7 +69,7 @@ export class Prober {
     if (isEndpointViolation(endpoint)) {
       return verdict(
         InterfaceState.Ineligible,
-        `${iface.protocolBinding} ${iface.url}: ${endpoint.message}; not dialled`,
+        `${iface.protocolBinding} ${redactUrl(iface.url)}: ${endpoint.message}; not dialled`,
         {},
       );
     }

@@ -89,6 +89,13 @@ export interface TransportContext {
 export function classifyTransportFailure(err: unknown, ctx: TransportContext): Verdict {
   const code = errorCode(err) ?? 'UNKNOWN';
   const evidence: ProbeEvidence = { ...ctx.evidence, errorCode: code };
+  if (code === 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL') {
+    return verdict(
+      InterfaceState.WrongBinding,
+      `${ctx.what}: the TLS server refused ALPN h2 (${code}): it serves no HTTP/2, so no gRPC, on this port`,
+      evidence,
+    );
+  }
   if (ctx.tls && plaintextPeerCodes.has(code)) {
     return verdict(
       InterfaceState.TLSError,

@@ -10,6 +10,7 @@ import {
   CardParseError,
   interfaceEligibility,
   parseCard,
+  redactUrl,
   staticChecks,
 } from '../../card/index.js';
 import { fetchCard, Prober, type TlsSettings } from '../../probe/index.js';
@@ -94,7 +95,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
     const interfaces = await Promise.all(
       card.interfaces.map(async (iface, i): Promise<CheckedInterface> => {
         const base = {
-          url: iface.url,
+          url: redactUrl(iface.url),
           protocolBinding: iface.protocolBinding,
           protocolVersion: iface.protocolVersion,
           ...(iface.tenant ? { tenant: iface.tenant } : {}),
@@ -116,7 +117,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
             ...base,
             state: InterfaceState.Unmapped,
             reason: InterfaceReason.Unmapped,
-            message: `${iface.protocolBinding} ${iface.url}: host ${e.endpoint.host} is not the base URL's host, so it is not dialled; use --connect-to ${hp}:${e.endpoint.port}:ADDRESS:PORT to probe it`,
+            message: `${iface.protocolBinding} ${redactUrl(iface.url)}: host ${e.endpoint.host} is not the base URL's host, so it is not dialled; use --connect-to ${hp}:${e.endpoint.port}:ADDRESS:PORT to probe it`,
             evidence: {},
           };
         }
