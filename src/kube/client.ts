@@ -1,0 +1,211 @@
+/**
+ * A small JSON client for the Kubernetes API.
+ *
+ * Why not the generated client-node APIs: in 1.x every call needs per-call middleware to set
+ * a patch content type (SSA, merge, strategic merge), their errors carry status only as
+ * untyped fields, and `KubeConfig.applyToHTTPSOptions` builds a fresh https.Agent per call, so
+ * each request would pay a new TLS handshake. Instead we ask the KubeConfig for credentials on
+ * every request (so rotated service-account tokens and exec plugins keep working), build one
+ * keep-alive undici Agent from its TLS material, and send plain JSON. Every request goes
+ * through `request()`, which is where API calls are counted and errors typed.
+ *
+ * Limits: kubeconfig `proxy-url` is not supported; TLS files are read once at first use.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { RequestOptions } from 'node:https';
+import { Agent, request as undiciRequest } from 'undici';
+import { ApiError } from './errors.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export const ContentType = {
+  json: 'application/json',
+  apply: 'application/apply-patch+yaml',
+  merge: 'application/merge-patch+json',
+  strategicMerge: 'application/strategic-merge-patch+json',
+  jsonPatch: 'application/json-patch+json',
+} as const;
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /** Absolute API path, e.g. `/api/v1/namespaces/ns/pods`. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** Serialised as JSON (which is valid YAML for apply patches). */
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+export interface RequestInfo {
+  method: HttpMethod;
+  path: string;
+  /** `pods`, `a2aagents/status`, ... (see `resourceOf`). */
+  resource: string;
+  /** HTTP status; 0 when no response arrived (network error, abort). */
+  status: number;
+  seconds: number;
+}
+
+/** Sees every API request; wire to metrics, or count writes in tests. */
+export interface RequestObserver {
+  request(info: RequestInfo): void;
+}
+
+export interface KubeClientOptions {
+  observer?: RequestObserver;
+  /** Per-request timeout (default 30 s). Watches do not go through this client. */
+  timeoutMs?: number;
+}
+
+export class KubeClient {
+  readonly server: string;
+  private agent: Agent | undefined;
+  private readonly timeoutMs: number;
+
+  constructor(
+    readonly kc: KubeConfig,
+    private readonly opts: KubeClientOptions = {},
+  ) {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    this.server = cluster.server.replace(/\/+$/, '');
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  /** Sends one request and returns the parsed JSON body; throws `ApiError` on non-2xx. */
+  async request<T>(req: ApiRequest): Promise<T> {
+    const started = performance.now();
+    const url = new URL(this.server + req.path);
+    for (const [k, v] of Object.entries(req.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    let status = 0;
+    try {
+      const tls: RequestOptions = { headers: {} };
+      await this.kc.applyToHTTPSOptions(tls);
+      this.agent ??= makeAgent(tls);
+      const headers: Record<string, string> = { accept: 'application/json' };
+      for (const [k, v] of Object.entries(tls.headers ?? {})) if (typeof v === 'string') headers[k] = v;
+      if (tls.auth) headers.authorization = `Basic ${Buffer.from(tls.auth).toString('base64')}`;
+      let body: string | undefined;
+      if (req.body !== undefined) {
+        body = JSON.stringify(req.body);
+        headers['content-type'] = req.contentType ?? ContentType.json;
+      }
+      const timeout = AbortSignal.timeout(this.timeoutMs);
+      const res = await undiciRequest(url, {
+        method: req.method,
+        headers,
+        body,
+        dispatcher: this.agent,
+        signal: req.signal ? AbortSignal.any([req.signal, timeout]) : timeout,
+      });
+      status = res.statusCode;
+      const text = await res.body.text();
+      if (status < 200 || status >= 300) throw toApiError(status, text, `${req.method} ${req.path}`);
+      return (text ? JSON.parse(text) : undefined) as T;
+    } finally {
+      this.opts.observer?.request({
+        method: req.method,
+        path: req.path,
+        resource: resourceOf(req.path),
+        status,
+        seconds: (performance.now() - started) / 1000,
+      });
+    }
+  }
+
+  get<T>(path: string, query?: Record<string, QueryValue>, signal?: AbortSignal): Promise<T> {
+    return this.request<T>({ method: 'GET', path, query, signal });
+  }
+
+  /** Closes pooled connections. */
+  async close(): Promise<void> {
+    await this.agent?.close();
+    this.agent = undefined;
+  }
+}
+
+/** What write helpers need from a client; tests can pass a fake. */
+export type Requester = Pick<KubeClient, 'request'>;
+
+function makeAgent(tls: RequestOptions): Agent {
+  return new Agent({
+    connect: {
+      ca: tls.ca,
+      cert: tls.cert,
+      key: tls.key,
+      servername: tls.servername,
+      // undefined means "verify", which is what we want unless the kubeconfig says otherwise.
+      rejectUnauthorized: tls.rejectUnauthorized,
+    },
+  });
+}
+
+interface StatusBody {
+  kind?: string;
+  reason?: string;
+  message?: string;
+}
+
+function toApiError(status: number, text: string, request: string): ApiError {
+  let parsed: StatusBody | undefined;
+  try {
+    parsed = JSON.parse(text) as StatusBody;
+  } catch {
+    // Not a Status object (e.g. a proxy's HTML page); keep the raw text as the message.
+  }
+  const reason = parsed?.kind === 'Status' && parsed.reason ? parsed.reason : '';
+  const message = parsed?.message ?? (text.slice(0, 500) || `HTTP ${status}`);
+  return new ApiError(status, reason, message, request);
+}
+
+/**
+ * The resource (and subresource) a path addresses: `/api/v1/namespaces/a/pods/p/status` →
+ * `pods/status`; `/apis/a2a.dev/v1alpha1/a2aagents` → `a2aagents`; `/api/v1/namespaces/a` →
+ * `namespaces`.
+ */
+export function resourceOf(path: string): string {
+  const segs = path.split('?')[0]!.split('/').filter(Boolean);
+  let rest = segs[0] === 'api' ? segs.slice(2) : segs.slice(3);
+  if (rest[0] === 'namespaces' && rest.length > 2) rest = rest.slice(2);
+  return rest[2] ? `${rest[0]}/${rest[2]}` : (rest[0] ?? '');
+}
+
+const WRITE_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function isWrite(method: HttpMethod): boolean {
+  return WRITE_METHODS.has(method);
+}
+
+/**
+ * Counts requests and writes by resource. Tests assert "a steady agent causes zero API
+ * writes"; the benchmark reports requests per reconcile.
+ */
+export class RequestCounter implements RequestObserver {
+  requests = 0;
+  writes = 0;
+  readonly writesByResource = new Map<string, number>();
+  private readonly next: RequestObserver | undefined;
+
+  constructor(next?: RequestObserver) {
+    this.next = next;
+  }
+
+  request(info: RequestInfo): void {
+    this.requests++;
+    if (isWrite(info.method)) {
+      this.writes++;
+      this.writesByResource.set(info.resource, (this.writesByResource.get(info.resource) ?? 0) + 1);
+    }
+    this.next?.request(info);
+  }
+
+  reset(): void {
+    this.requests = 0;
+    this.writes = 0;
+    this.writesByResource.clear();
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Error classes that decide behaviour. Callers branch on the class and on HTTP status, never
+ * on message text (STYLE rule 8/9).
+ */
+
+/**
+ * A reconcile error that retrying cannot fix (a spec problem that needs a person). The
+ * controller engine records it and does not requeue; the next change to the object will
+ * enqueue it again. Mirrors controller-runtime's `reconcile.TerminalError`.
+ */
+export class TerminalError extends Error {
+  override readonly name = 'TerminalError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export function isTerminalError(err: unknown): err is TerminalError {
+  return err instanceof TerminalError;
+}
+
+/** The `reason` field of a Kubernetes `Status` (metav1.StatusReason), e.g. `Conflict`. */
+export type StatusReason = string;
+
+/**
+ * A non-2xx answer from the API server. `status` is the HTTP status, `reason` the Status
+ * object's machine-readable reason when the server sent one.
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly reason: StatusReason,
+    message: string,
+    /** `METHOD path`, for logs. */
+    readonly request: string,
+  ) {
+    super(message);
+  }
+}
+
+function statusOf(err: unknown): number | undefined {
+  return err instanceof ApiError ? err.status : undefined;
+}
+
+/** 409: optimistic-concurrency conflict (stale resourceVersion) or AlreadyExists. */
+export const isConflict = (err: unknown): boolean => statusOf(err) === 409;
+export const isNotFound = (err: unknown): boolean => statusOf(err) === 404;
+export const isForbidden = (err: unknown): boolean => statusOf(err) === 403;
+/** 410: the requested resourceVersion was compacted away; the caller must relist. */
+export const isGone = (err: unknown): boolean => statusOf(err) === 410;
+export const isAlreadyExists = (err: unknown): boolean =>
+  err instanceof ApiError && err.status === 409 && err.reason === 'AlreadyExists';
