@@ -1,0 +1,176 @@
+/**
+ * The reconcile engine: N workers pull keys from a `WorkQueue` and turn each reconcile's
+ * outcome into queue actions, as controller-runtime's `reconcileHandler` does:
+ *
+ * | outcome                         | queue action                       |
+ * |---------------------------------|------------------------------------|
+ * | throws `TerminalError`          | forget; no requeue                 |
+ * | throws anything else / times out| `addRateLimited` (per-key backoff) |
+ * | `{ requeueAfterMs > 0 }`        | forget, then `addAfter`            |
+ * | success                         | forget                             |
+ *
+ * A key is never reconciled by two workers at once (the queue guarantees it). Reconcile is
+ * level-based: it gets only the key and reads current state itself.
+ */
+import { realClock, type Clock } from './clock.js';
+import { isTerminalError } from './errors.js';
+import { WorkQueue } from './workqueue.js';
+
+export interface ReconcileResult {
+  /** Reconcile again after this long even if nothing changes (periodic reprobe). */
+  requeueAfterMs?: number;
+}
+
+/**
+ * Reconciles one `namespace/name` key. `signal` aborts when the per-reconcile timeout passes
+ * or the controller stops; pass it to every I/O call.
+ */
+export type Reconciler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | void>;
+
+export type ReconcileOutcome = 'success' | 'requeue_after' | 'error' | 'terminal_error';
+
+/** Metrics and logging hooks; prom-client and pino wiring live outside this module. */
+export interface ControllerObserver {
+  reconcileDone(outcome: ReconcileOutcome, seconds: number, key: string): void;
+  /** Errors, terminal ones included, so the caller can log them with the key. */
+  reconcileError?(key: string, error: unknown, terminal: boolean): void;
+  queueDepth(depth: number): void;
+  /** Seconds a key waited in the queue after becoming ready. */
+  queueLatency(seconds: number): void;
+}
+
+export interface ControllerOptions {
+  name: string;
+  reconcile: Reconciler;
+  /** Concurrent reconciles (distinct keys); default 1 like controller-runtime. */
+  workers?: number;
+  /** Per-reconcile timeout; the signal aborts after it (default 60 s). */
+  timeoutMs?: number;
+  /** Per-key backoff cap (default 5 min); base is 5 ms. */
+  maxBackoffMs?: number;
+  baseBackoffMs?: number;
+  observer?: ControllerObserver;
+  clock?: Clock;
+}
+
+/** Raised into the signal when a reconcile runs past its timeout. */
+export class ReconcileTimeoutError extends Error {
+  override readonly name = 'ReconcileTimeoutError';
+}
+
+export class Controller {
+  readonly queue: WorkQueue;
+  private readonly workers: number;
+  private readonly timeoutMs: number;
+  private readonly clock: Clock;
+  private running: Promise<void>[] = [];
+  private readonly stopSignal = new AbortController();
+
+  constructor(private readonly opts: ControllerOptions) {
+    this.clock = opts.clock ?? realClock;
+    this.workers = opts.workers ?? 1;
+    this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.queue = new WorkQueue({
+      clock: this.clock,
+      baseDelayMs: opts.baseBackoffMs,
+      maxDelayMs: opts.maxBackoffMs,
+      onDepth: (n) => opts.observer?.queueDepth(n),
+      onLatency: (s) => opts.observer?.queueLatency(s),
+    });
+  }
+
+  /** Enqueues a key; safe to call from informer handlers (synchronous, never throws). */
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  enqueueAfter(key: string, delayMs: number): void {
+    this.queue.addAfter(key, delayMs);
+  }
+
+  /** Starts the workers. Enqueueing before `start()` is fine; keys wait. */
+  start(): void {
+    if (this.running.length > 0) return;
+    for (let i = 0; i < this.workers; i++) this.running.push(this.worker());
+  }
+
+  /**
+   * Stops taking work and resolves when in-flight reconciles finish. With `abortAfterMs`,
+   * in-flight reconciles see their signal abort after that long.
+   */
+  async stop(opts: { abortAfterMs?: number } = {}): Promise<void> {
+    const timer =
+      opts.abortAfterMs !== undefined
+        ? this.clock.setTimer(
+            () => this.stopSignal.abort(new Error('controller stopping')),
+            opts.abortAfterMs,
+          )
+        : undefined;
+    await this.queue.shutdown();
+    await Promise.all(this.running);
+    timer?.cancel();
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.processOne(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  /** Runs one reconcile and applies the result to the queue. Never throws. */
+  async processOne(key: string): Promise<ReconcileOutcome> {
+    const obs = this.opts.observer;
+    const started = performance.now();
+    const ac = new AbortController();
+    const timer = this.clock.setTimer(
+      () => ac.abort(new ReconcileTimeoutError(`reconcile of ${key} exceeded ${this.timeoutMs} ms`)),
+      this.timeoutMs,
+    );
+    const signal = AbortSignal.any([ac.signal, this.stopSignal.signal]);
+    let outcome: ReconcileOutcome;
+    try {
+      // Promise.resolve().then(...) also catches a synchronous throw from reconcile.
+      const result = await Promise.resolve().then(() => this.opts.reconcile(key, signal));
+      const after = result?.requeueAfterMs ?? 0;
+      this.queue.forget(key);
+      if (after > 0) {
+        this.queue.addAfter(key, after);
+        outcome = 'requeue_after';
+      } else {
+        outcome = 'success';
+      }
+    } catch (err) {
+      const terminal = isTerminalError(err);
+      if (terminal) {
+        this.queue.forget(key);
+        outcome = 'terminal_error';
+      } else {
+        this.queue.addRateLimited(key);
+        outcome = 'error';
+      }
+      obs?.reconcileError?.(key, signal.aborted && !terminal ? (signal.reason ?? err) : err, terminal);
+    } finally {
+      timer.cancel();
+    }
+    obs?.reconcileDone(outcome, (performance.now() - started) / 1000, key);
+    return outcome;
+  }
+}
+
+/** `namespace/name` (or `name` for cluster-scoped objects), the queue key format. */
+export function keyOf(obj: { metadata?: { namespace?: string; name?: string } }): string {
+  const ns = obj.metadata?.namespace;
+  const name = obj.metadata?.name ?? '';
+  return ns ? `${ns}/${name}` : name;
+}
+
+export function splitKey(key: string): { namespace: string; name: string } {
+  const i = key.indexOf('/');
+  return i < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}

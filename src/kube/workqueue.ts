@@ -1,0 +1,200 @@
+/**
+ * A keyed work queue with client-go semantics (`util/workqueue` queue.go, delaying_queue.go,
+ * default_rate_limiters.go), plus the priority queue's rule that an immediate add wins over a
+ * pending delayed one.
+ *
+ * Guarantees:
+ * - a key is queued at most once (the `dirty` set collapses bursts into one reconcile);
+ * - a key is never handed to two workers at once: adding a key that is being processed only
+ *   marks it dirty, and `done()` queues it again;
+ * - `addAfter` keeps the earliest ready time for a key already waiting;
+ * - per-key exponential backoff (`addRateLimited`), reset by `forget`;
+ * - after `shutdown()` no key is handed out; the returned promise resolves once every key
+ *   handed out before has been marked `done`.
+ */
+import { realClock, type Clock, type TimerHandle } from './clock.js';
+
+export interface WorkQueueOptions {
+  /** First retry delay (default 5 ms); doubles per consecutive failure of a key. */
+  baseDelayMs?: number;
+  /** Cap on the per-key retry delay (default 5 min). */
+  maxDelayMs?: number;
+  clock?: Clock;
+  /** Called with the number of queued (ready) keys whenever it changes. */
+  onDepth?: (depth: number) => void;
+  /** Called on every hand-out with the seconds the key waited since it became ready. */
+  onLatency?: (seconds: number) => void;
+}
+
+export class WorkQueue {
+  private readonly queue: string[] = [];
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  /** When each queued key became ready, for the latency metric. */
+  private readonly readySince = new Map<string, number>();
+  private readonly waiting = new Map<string, number>();
+  private readonly failures = new Map<string, number>();
+  private readonly getters: ((key: string | undefined) => void)[] = [];
+  private timer: TimerHandle | undefined;
+  private timerAt = Infinity;
+  private stopping = false;
+  private drained: (() => void) | undefined;
+  private readonly clock: Clock;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(private readonly opts: WorkQueueOptions = {}) {
+    this.clock = opts.clock ?? realClock;
+    this.baseDelayMs = opts.baseDelayMs ?? 5;
+    this.maxDelayMs = opts.maxDelayMs ?? 5 * 60_000;
+  }
+
+  /** Queues `key` now (no-op if already queued; deferred if it is being processed). */
+  add(key: string): void {
+    if (this.stopping) return;
+    // An immediate add supersedes a pending delayed one: the reconcile it would have
+    // triggered happens now, and reconcile re-declares any requeue it still wants.
+    this.waiting.delete(key);
+    if (this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return;
+    this.push(key);
+  }
+
+  /** Queues `key` after `delayMs`; if it already waits, the earlier time wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.stopping) return;
+    if (delayMs <= 0) return this.add(key);
+    // Already queued (or re-queued once its in-flight run ends): sooner than any delay.
+    if (this.dirty.has(key)) return;
+    const at = this.clock.now() + delayMs;
+    const prev = this.waiting.get(key);
+    if (prev !== undefined && prev <= at) return;
+    this.waiting.set(key, at);
+    this.schedule();
+  }
+
+  /** Queues `key` after its per-key backoff, and counts one more failure. */
+  addRateLimited(key: string): void {
+    this.addAfter(key, this.when(key));
+  }
+
+  /** The backoff for the next retry of `key`: base × 2^failures, capped. Counts a failure. */
+  when(key: string): number {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    return Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** n);
+  }
+
+  /** Clears the failure count of `key` (after a success or a deliberate requeue). */
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  /** Ready keys (not counting delayed or in-flight ones). */
+  len(): number {
+    return this.queue.length;
+  }
+
+  /** Keys delayed by `addAfter`/`addRateLimited`. */
+  waitingCount(): number {
+    return this.waiting.size;
+  }
+
+  get shuttingDown(): boolean {
+    return this.stopping;
+  }
+
+  /**
+   * The next key to process, marked in flight; the caller must call `done(key)`. Resolves
+   * `undefined` once the queue shuts down.
+   */
+  get(): Promise<string | undefined> {
+    if (this.stopping) return Promise.resolve(undefined);
+    const key = this.take();
+    if (key !== undefined) return Promise.resolve(key);
+    return new Promise((resolve) => this.getters.push(resolve));
+  }
+
+  /** Marks `key` finished; if it was re-added meanwhile, queues it again. */
+  done(key: string): void {
+    this.processing.delete(key);
+    if (this.dirty.has(key) && !this.stopping) this.push(key);
+    if (this.stopping && this.processing.size === 0) this.drained?.();
+  }
+
+  /** Stops handing out keys and resolves when every in-flight key is done. */
+  shutdown(): Promise<void> {
+    if (!this.stopping) {
+      this.stopping = true;
+      this.timer?.cancel();
+      this.timer = undefined;
+      this.waiting.clear();
+      for (const g of this.getters.splice(0)) g(undefined);
+    }
+    if (this.processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const prev = this.drained;
+      this.drained = () => {
+        prev?.();
+        resolve();
+      };
+    });
+  }
+
+  private push(key: string): void {
+    this.readySince.set(key, this.clock.now());
+    const getter = this.getters.shift();
+    if (getter) {
+      getter(this.handOut(key));
+      return;
+    }
+    this.queue.push(key);
+    this.opts.onDepth?.(this.queue.length);
+  }
+
+  private take(): string | undefined {
+    const key = this.queue.shift();
+    if (key === undefined) return undefined;
+    this.opts.onDepth?.(this.queue.length);
+    return this.handOut(key);
+  }
+
+  private handOut(key: string): string {
+    this.processing.add(key);
+    this.dirty.delete(key);
+    const since = this.readySince.get(key);
+    this.readySince.delete(key);
+    if (since !== undefined) this.opts.onLatency?.((this.clock.now() - since) / 1000);
+    return key;
+  }
+
+  /** Keeps one timer armed for the earliest waiting key. */
+  private schedule(): void {
+    let earliest = Infinity;
+    for (const at of this.waiting.values()) earliest = Math.min(earliest, at);
+    if (earliest === this.timerAt && this.timer) return;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.timerAt = earliest;
+    if (earliest === Infinity) return;
+    this.timer = this.clock.setTimer(() => this.fire(), earliest - this.clock.now());
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = this.clock.now();
+    for (const [key, at] of [...this.waiting]) {
+      if (at <= now) {
+        this.waiting.delete(key);
+        this.add(key);
+      }
+    }
+    this.schedule();
+  }
+}

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { WorkQueue } from '../../src/kube/workqueue.js';
+import { FakeClock, flush } from './kube-fake-clock.js';
+
+describe('WorkQueue', () => {
+  it('deduplicates keys that are queued', async () => {
+    const q = new WorkQueue({ clock: new FakeClock() });
+    q.add('ns/a');
+    q.add('ns/a');
+    q.add('ns/b');
+    assert.equal(q.len(), 2);
+    assert.equal(await q.get(), 'ns/a');
+    assert.equal(await q.get(), 'ns/b');
+    assert.equal(q.len(), 0);
+  });
+
+  it('never hands a key to two workers; a re-add while processing runs after done', async () => {
+    const q = new WorkQueue({ clock: new FakeClock() });
+    q.add('k');
+    const k = await q.get();
+    assert.equal(k, 'k');
+    q.add('k');
+    q.add('k');
+    assert.equal(q.len(), 0, 'in-flight key is only marked dirty');
+    let second: string | undefined;
+    void q.get().then((v) => (second = v));
+    await flush();
+    assert.equal(second, undefined, 'second worker must wait');
+    q.done('k');
+    await flush();
+    assert.equal(second, 'k', 're-queued exactly once after done');
+    assert.equal(q.len(), 0);
+  });
+
+  it('per-key backoff grows 5ms × 2^n, caps, and forget resets it', () => {
+    const q = new WorkQueue({ clock: new FakeClock(), maxDelayMs: 1000 });
+    const delays = Array.from({ length: 10 }, () => q.when('k'));
+    assert.deepEqual(delays, [5, 10, 20, 40, 80, 160, 320, 640, 1000, 1000]);
+    assert.equal(q.numRequeues('k'), 10);
+    assert.equal(q.when('other'), 5, 'backoff is per key');
+    q.forget('k');
+    assert.equal(q.numRequeues('k'), 0);
+    assert.equal(q.when('k'), 5);
+  });
+
+  it('addRateLimited delays the key by its backoff', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue({ clock });
+    q.addRateLimited('k'); // 5 ms
+    q.addRateLimited('k'); // 10 ms, but the earlier 5 ms time is kept
+    assert.equal(q.len(), 0);
+    await clock.advance(4);
+    assert.equal(q.len(), 0);
+    await clock.advance(1);
+    assert.equal(q.len(), 1);
+  });
+
+  it('addAfter keeps the earliest time', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue({ clock });
+    q.addAfter('k', 1000);
+    q.addAfter('k', 100);
+    q.addAfter('k', 5000);
+    await clock.advance(99);
+    assert.equal(q.len(), 0);
+    await clock.advance(1);
+    assert.equal(q.len(), 1);
+    assert.equal(await q.get(), 'k');
+    q.done('k');
+    await clock.advance(10_000);
+    assert.equal(q.len(), 0, 'the later times did not fire again');
+  });
+
+  it('an immediate add supersedes a pending delayed one', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue({ clock });
+    q.addAfter('k', 1000);
+    q.add('k');
+    assert.equal(await q.get(), 'k');
+    q.done('k');
+    await clock.advance(2000);
+    assert.equal(q.len(), 0);
+    assert.equal(q.waitingCount(), 0);
+  });
+
+  it('addAfter of a key that is already queued is a no-op', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue({ clock });
+    q.add('k');
+    q.addAfter('k', 50);
+    assert.equal(q.waitingCount(), 0);
+    assert.equal(await q.get(), 'k');
+  });
+
+  it('orders delayed keys by ready time', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue({ clock });
+    q.addAfter('late', 300);
+    q.addAfter('early', 100);
+    q.addAfter('mid', 200);
+    await clock.advance(300);
+    assert.deepEqual([await q.get(), await q.get(), await q.get()], ['early', 'mid', 'late']);
+  });
+
+  it('reports depth and latency', async () => {
+    const clock = new FakeClock();
+    const depths: number[] = [];
+    const latencies: number[] = [];
+    const q = new WorkQueue({ clock, onDepth: (n) => depths.push(n), onLatency: (s) => latencies.push(s) });
+    q.add('a');
+    q.add('b');
+    await clock.advance(250);
+    await q.get();
+    assert.deepEqual(depths, [1, 2, 1]);
+    assert.deepEqual(latencies, [0.25]);
+  });
+
+  it('shutdown stops handing out keys and waits for in-flight ones', async () => {
+    const q = new WorkQueue({ clock: new FakeClock() });
+    q.add('a');
+    q.add('b');
+    const a = await q.get();
+    assert.equal(a, 'a');
+    let drained = false;
+    const shut = q.shutdown().then(() => (drained = true));
+    assert.equal(await q.get(), undefined, 'no more work after shutdown');
+    q.add('c');
+    assert.equal(q.len(), 1, 'adds after shutdown are ignored (b stays, c not added)');
+    await flush();
+    assert.equal(drained, false, 'waits for the in-flight key');
+    q.done('a');
+    await shut;
+    assert.equal(drained, true);
+  });
+
+  it('shutdown releases idle getters', async () => {
+    const q = new WorkQueue({ clock: new FakeClock() });
+    const g = q.get();
+    await q.shutdown();
+    assert.equal(await g, undefined);
+  });
+});
