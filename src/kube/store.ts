@@ -1,0 +1,87 @@
+/**
+ * The informer's cache: objects by namespace then name, so `list(namespace)` costs only that
+ * namespace. Pure and synchronous; the informer turns its results into handler calls.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+export type Change<T> =
+  { type: 'add'; obj: T } | { type: 'update'; old: T; obj: T } | { type: 'delete'; obj: T };
+
+export class Store<T extends KubernetesObject> {
+  private readonly byNs = new Map<string, Map<string, T>>();
+  private count = 0;
+
+  get(namespace: string, name: string): T | undefined {
+    return this.byNs.get(namespace)?.get(name);
+  }
+
+  /** All objects, or those of one namespace (`''` for cluster-scoped objects). */
+  list(namespace?: string): T[] {
+    if (namespace !== undefined) return [...(this.byNs.get(namespace)?.values() ?? [])];
+    const out: T[] = [];
+    for (const m of this.byNs.values()) out.push(...m.values());
+    return out;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Inserts or replaces; an update is reported even if the resourceVersion is unchanged. */
+  upsert(obj: T): Change<T> {
+    const { ns, name } = ids(obj);
+    let m = this.byNs.get(ns);
+    if (!m) this.byNs.set(ns, (m = new Map()));
+    const old = m.get(name);
+    m.set(name, obj);
+    if (!old) {
+      this.count++;
+      return { type: 'add', obj };
+    }
+    return { type: 'update', old, obj };
+  }
+
+  /** Removes; returns the cached object (preferred: it is the last state handlers saw). */
+  remove(obj: T): Change<T> | undefined {
+    const { ns, name } = ids(obj);
+    const m = this.byNs.get(ns);
+    const old = m?.get(name);
+    if (!m || !old) return undefined;
+    m.delete(name);
+    if (m.size === 0) this.byNs.delete(ns);
+    this.count--;
+    return { type: 'delete', obj: old };
+  }
+
+  /**
+   * Replaces the contents with a fresh list: deletes for objects that vanished, adds for new
+   * ones, updates only where the resourceVersion changed (a relist must not make every
+   * object look modified).
+   */
+  replace(items: T[]): Change<T>[] {
+    const changes: Change<T>[] = [];
+    const seen = new Set<string>();
+    for (const obj of items) {
+      const { ns, name } = ids(obj);
+      seen.add(`${ns}/${name}`);
+      const old = this.get(ns, name);
+      if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) {
+        // Unchanged: keep the cached object, no event.
+        continue;
+      }
+      changes.push(this.upsert(obj));
+    }
+    for (const obj of this.list()) {
+      const { ns, name } = ids(obj);
+      if (!seen.has(`${ns}/${name}`)) {
+        const c = this.remove(obj);
+        if (c) changes.push(c);
+      }
+    }
+    return changes;
+  }
+}
+
+function ids(obj: KubernetesObject): { ns: string; name: string } {
+  return { ns: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' };
+}
