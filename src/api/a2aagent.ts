@@ -116,15 +116,9 @@ export const ProbeSettings = z
       .max(86400)
       .default(30)
       .meta({ description: 'How often a verified interface is reprobed, in seconds (jittered).' }),
-    timeoutSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(300)
-      .default(3)
-      .meta({
-        description: 'Deadline of one probe or card fetch, in seconds. Must be less than periodSeconds.',
-      }),
+    timeoutSeconds: z.number().int().min(1).max(300).default(3).meta({
+      description: 'Deadline of one probe or card fetch, in seconds. Must be less than periodSeconds.',
+    }),
     failureThreshold: z.number().int().min(1).max(100).default(2).meta({
       description:
         'Consecutive failed probes before a verified interface is withdrawn. Confirmation reprobes run about a second apart, not a whole period.',

@@ -7,6 +7,10 @@ import type { Command } from './command.js';
 import { ExitError, UsageError } from './cli-errors.js';
 
 const commands: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
+  run: {
+    summary: 'run the operator (watch A2AAgents, probe, write status, route verified interfaces)',
+    load: () => import('./commands/run.js'),
+  },
   check: {
     summary: "probe an agent's declared interfaces against its card (for CI and people)",
     load: () => import('./commands/check.js'),

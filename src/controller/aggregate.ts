@@ -1,0 +1,98 @@
+/**
+ * Per-interface aggregation over pods: one status entry per declared interface, with the pods
+ * it is verified on and, when it is not, the most common failure with its evidence. Messages
+ * name at most a few pods so status stays a few KiB however many pods there are.
+ */
+import { InterfaceState } from '../api/conditions.js';
+import type { CardInterface } from '../card/index.js';
+import type { InterfaceVerdict, PodObservation } from './observed.js';
+
+const MAX_PODS_NAMED = 3;
+const MAX_MESSAGE = 1024;
+
+export interface AggregatedInterface {
+  iface: CardInterface;
+  key: string;
+  state: InterfaceState;
+  /** Pods verifying it / pods whose card declares it. */
+  verified: number;
+  declaredOn: number;
+  message: string;
+  /** Every pod's failure is confirmed (or static); nothing left to find out. */
+  settled: boolean;
+  pending: boolean;
+}
+
+export function namePods(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_PODS_NAMED).join(', ');
+  return names.length > MAX_PODS_NAMED ? `${shown} and ${names.length - MAX_PODS_NAMED} more` : shown;
+}
+
+export function clip(message: string, max = MAX_MESSAGE): string {
+  return message.length > max ? `${message.slice(0, max - 1)}…` : message;
+}
+
+export function aggregateInterface(
+  iface: CardInterface,
+  key: string,
+  pods: readonly PodObservation[],
+): AggregatedInterface {
+  const on = pods.filter((p) => p.card?.ok && p.verdicts.has(key));
+  const verdicts = on.map((p) => ({ pod: p.pod.name, v: p.verdicts.get(key) as InterfaceVerdict }));
+  const verified = verdicts.filter((x) => x.v.state === InterfaceState.Verified);
+  const failing = verdicts.filter((x) => x.v.state !== InterfaceState.Verified);
+  const pending = verdicts.some((x) => x.v.state === InterfaceState.Pending);
+  const settled = failing.every((x) => x.v.confirmed);
+  if (on.length === 0) {
+    return {
+      iface,
+      key,
+      state: InterfaceState.Pending,
+      verified: 0,
+      declaredOn: 0,
+      message: 'not probed yet',
+      settled: false,
+      pending: true,
+    };
+  }
+  if (failing.length === 0) {
+    const pendingFlap = verified.filter((x) => x.v.pendingFailure);
+    let message = `${iface.protocolBinding} GetTask answered as served (${verified[0]?.v.message ?? 'TaskNotFound'}) on ${verified.length}/${on.length} pods`;
+    if (pendingFlap.length > 0) {
+      const f = pendingFlap[0]!;
+      message += `; confirming a failure on ${namePods(pendingFlap.map((x) => x.pod))} (${f.v.failures} so far: ${f.v.pendingFailure?.message ?? ''})`;
+    }
+    return {
+      iface,
+      key,
+      state: InterfaceState.Verified,
+      verified: verified.length,
+      declaredOn: on.length,
+      message: clip(message),
+      settled: true,
+      pending: false,
+    };
+  }
+  // The most common failure state; ties go to the first pod in order.
+  const counts = new Map<InterfaceState, number>();
+  for (const f of failing) counts.set(f.v.state, (counts.get(f.v.state) ?? 0) + 1);
+  let top = failing[0]!.v.state;
+  for (const [state, n] of counts) if (n > (counts.get(top) ?? 0)) top = state;
+  const same = failing.filter((f) => f.v.state === top);
+  let message = `${same[0]!.v.message} on ${same.length}/${on.length} pods (${namePods(same.map((f) => f.pod))})`;
+  const others = failing.filter((f) => f.v.state !== top);
+  if (others.length > 0) {
+    message += `; ${others[0]!.v.state} on ${namePods(others.map((f) => f.pod))}`;
+  }
+  if (verified.length > 0) message += `; verified on ${namePods(verified.map((x) => x.pod))}`;
+  return {
+    iface,
+    key,
+    state: top,
+    verified: verified.length,
+    declaredOn: on.length,
+    message: clip(message),
+    settled,
+    pending,
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * Applies a routing decision: the Service (never one we did not create), the EndpointSlices
+ * (stale ones deleted), the advertised-card ConfigMap, each written only when it differs from
+ * the cached copy. Server-side apply with our field manager and force, as a controller should.
+ */
+import type { KubernetesObject, V1ConfigMap, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import type { KubeClient } from '../kube/client.js';
+import { applyObject, resourcePath, semanticEqual } from '../kube/apply.js';
+import { isNotFound } from '../kube/errors.js';
+import type { Informer } from '../kube/informer.js';
+import { SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
+
+export interface OwnedCaches {
+  services: Pick<Informer<V1Service>, 'get' | 'list'>;
+  slices: Pick<Informer<V1EndpointSlice>, 'get' | 'list'>;
+  configMaps: Pick<Informer<V1ConfigMap>, 'get' | 'list'>;
+}
+
+function ownedBy(obj: KubernetesObject | undefined, uid: string): boolean {
+  return Boolean(obj?.metadata?.ownerReferences?.some((r) => r.uid === uid && r.controller));
+}
+
+/** Fields we set, compared with what is stored (server defaults such as clusterIP are ignored). */
+function drifted(desired: KubernetesObject, actual: KubernetesObject | undefined): boolean {
+  if (!actual) return true;
+  const d = desired as unknown as Record<string, unknown>;
+  const a = actual as unknown as Record<string, unknown>;
+  if (!semanticEqual(desired.metadata?.labels, pick(actual.metadata?.labels, desired.metadata?.labels)))
+    return true;
+  if (
+    !semanticEqual(
+      desired.metadata?.annotations ?? {},
+      pick(actual.metadata?.annotations, desired.metadata?.annotations) ?? {},
+    )
+  ) {
+    return true;
+  }
+  if (!ownedBy(actual, desired.metadata?.ownerReferences?.[0]?.uid ?? '')) return true;
+  for (const field of ['data', 'endpoints', 'ports', 'addressType']) {
+    if (field in d && !semanticEqual(d[field], a[field] ?? (field === 'endpoints' ? [] : {}))) return true;
+  }
+  if (d.spec) {
+    const ds = d.spec as { ports?: Record<string, unknown>[]; type?: string };
+    const as = (a.spec ?? {}) as { ports?: Record<string, unknown>[]; type?: string; selector?: unknown };
+    if (as.selector) return true;
+    if (ds.type !== as.type) return true;
+    const stripped = (as.ports ?? []).map((p) => pick(p, ds.ports?.find((q) => q.name === p.name) ?? {}));
+    if (!semanticEqual(ds.ports, stripped)) return true;
+  }
+  return false;
+}
+
+/** The subset of `actual` with the keys `shape` has (so server-added keys do not count). */
+function pick<T>(actual: T | undefined, shape: unknown): T | undefined {
+  if (!actual || typeof actual !== 'object' || !shape || typeof shape !== 'object') return actual;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(shape))
+    if (k in (actual as object)) out[k] = (actual as Record<string, unknown>)[k];
+  return out as T;
+}
+
+export interface RoutingApplyResult {
+  writes: number;
+  /** Set when the Service exists and is not ours. */
+  conflict?: string;
+}
+
+/** Whether the Service name is taken by an object we do not own (cache first, then one GET). */
+export async function serviceConflict(
+  client: KubeClient,
+  caches: OwnedCaches,
+  owner: Owner,
+  serviceName: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const cached = caches.services.get(owner.namespace, serviceName);
+  if (cached) {
+    return ownedBy(cached, owner.uid) ? undefined : conflictMessage(owner, serviceName);
+  }
+  try {
+    const live = await client.get<V1Service>(
+      `/api/v1/namespaces/${owner.namespace}/services/${serviceName}`,
+      undefined,
+      signal,
+    );
+    return ownedBy(live, owner.uid) ? undefined : conflictMessage(owner, serviceName);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+function conflictMessage(owner: Owner, serviceName: string): string {
+  return `Service ${owner.namespace}/${serviceName} exists and was not created by this A2AAgent; the operator will not take it over. Delete it or set spec.routing.serviceName`;
+}
+
+export async function applyRouting(
+  client: KubeClient,
+  caches: OwnedCaches,
+  owner: Owner,
+  serviceName: string,
+  desired: { service: V1Service; slices: V1EndpointSlice[]; configMap: V1ConfigMap },
+  signal?: AbortSignal,
+): Promise<RoutingApplyResult> {
+  let writes = 0;
+  const ns = owner.namespace;
+  const write = async (obj: KubernetesObject, actual: KubernetesObject | undefined): Promise<void> => {
+    if (!drifted(obj, actual)) return;
+    await applyObject(client, obj, { signal });
+    writes++;
+  };
+  await write(desired.service, caches.services.get(ns, serviceName));
+  const wanted = new Set(desired.slices.map((s) => s.metadata!.name!));
+  for (const s of desired.slices) await write(s, caches.slices.get(ns, s.metadata!.name!));
+  for (const s of caches.slices.list(ns)) {
+    const labels = s.metadata?.labels ?? {};
+    if (
+      labels['kubernetes.io/service-name'] === serviceName &&
+      labels['endpointslice.kubernetes.io/managed-by'] === SLICE_MANAGED_BY &&
+      ownedBy(s, owner.uid) &&
+      !wanted.has(s.metadata!.name!)
+    ) {
+      try {
+        await client.request({
+          method: 'DELETE',
+          path: resourcePath({
+            apiVersion: 'discovery.k8s.io/v1',
+            kind: 'EndpointSlice',
+            namespace: ns,
+            name: s.metadata!.name!,
+          }),
+          signal,
+        });
+        writes++;
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+  }
+  await write(desired.configMap, caches.configMaps.get(ns, desired.configMap.metadata!.name!));
+  return { writes };
+}

@@ -1,0 +1,99 @@
+/**
+ * Reads what spec.auth and spec.tls name (Secrets, ConfigMaps in the agent's namespace). A
+ * missing object or key is a spec problem a person must fix (Stalled=True), never a crash.
+ * Values are returned to the prober only; they are never logged or written to status.
+ */
+import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
+import type { A2AAgentSpec } from '../api/a2aagent.js';
+import { Reason } from '../api/conditions.js';
+import type { KubeClient } from '../kube/client.js';
+import { isNotFound, isForbidden } from '../kube/errors.js';
+import type { SpecProblem } from './observed.js';
+import type { ProbeCredentials } from './probe-backend.js';
+
+export interface ResolvedCredentials {
+  credentials: ProbeCredentials;
+  /** Private JWK for re-signing the advertised card, when spec.routing.signingKey is set. */
+  signingKey?: string;
+  problems: SpecProblem[];
+}
+
+type Ref = { name: string; key: string };
+
+async function readKey(
+  client: KubeClient,
+  kind: 'Secret' | 'ConfigMap',
+  namespace: string,
+  ref: Ref,
+  field: string,
+  signal?: AbortSignal,
+): Promise<{ value?: string; problem?: SpecProblem }> {
+  const path = `/api/v1/namespaces/${namespace}/${kind === 'Secret' ? 'secrets' : 'configmaps'}/${ref.name}`;
+  const reason = kind === 'Secret' ? Reason.SecretNotFound : Reason.ConfigMapNotFound;
+  try {
+    if (kind === 'Secret') {
+      const s = await client.get<V1Secret>(path, undefined, signal);
+      const b64 = s.data?.[ref.key];
+      if (b64 !== undefined) return { value: Buffer.from(b64, 'base64').toString('utf8') };
+      const plain = s.stringData?.[ref.key];
+      if (plain !== undefined) return { value: plain };
+    } else {
+      const c = await client.get<V1ConfigMap>(path, undefined, signal);
+      const v = c.data?.[ref.key];
+      if (v !== undefined) return { value: v };
+    }
+    return {
+      problem: {
+        reason,
+        message: `${kind} ${namespace}/${ref.name} has no key ${JSON.stringify(ref.key)} (${field})`,
+      },
+    };
+  } catch (err) {
+    if (isNotFound(err))
+      return { problem: { reason, message: `${kind} ${namespace}/${ref.name} not found (${field})` } };
+    if (isForbidden(err)) {
+      return {
+        problem: {
+          reason,
+          message: `the operator may not read ${kind} ${namespace}/${ref.name} (${field}): check its RBAC`,
+        },
+      };
+    }
+    throw err;
+  }
+}
+
+export async function resolveCredentials(
+  client: KubeClient,
+  namespace: string,
+  spec: A2AAgentSpec,
+  signal?: AbortSignal,
+): Promise<ResolvedCredentials> {
+  const problems: SpecProblem[] = [];
+  const credentials: ProbeCredentials = {};
+  const token = spec.auth?.bearerToken?.secretKeyRef;
+  if (token) {
+    const r = await readKey(client, 'Secret', namespace, token, 'spec.auth.bearerToken', signal);
+    if (r.problem) problems.push(r.problem);
+    else credentials.bearerToken = r.value!.trim();
+  }
+  if (spec.tls) {
+    credentials.tls = { insecureSkipVerify: spec.tls.insecureSkipVerify };
+    const ca = spec.tls.caBundle;
+    const ref = ca?.configMapKeyRef ?? ca?.secretKeyRef;
+    if (ref) {
+      const kind = ca?.configMapKeyRef ? 'ConfigMap' : 'Secret';
+      const r = await readKey(client, kind, namespace, ref, 'spec.tls.caBundle', signal);
+      if (r.problem) problems.push(r.problem);
+      else credentials.tls.ca = r.value;
+    }
+  }
+  let signingKey: string | undefined;
+  const sk = spec.routing.signingKey?.secretKeyRef;
+  if (sk) {
+    const r = await readKey(client, 'Secret', namespace, sk, 'spec.routing.signingKey', signal);
+    if (r.problem) problems.push(r.problem);
+    else signingKey = r.value;
+  }
+  return { credentials, signingKey, problems };
+}

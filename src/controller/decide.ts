@@ -1,0 +1,535 @@
+/**
+ * The reconcile decision, a pure function: what the operator observed (spec, pods, their cards,
+ * probe verdicts, the previous status) → the status to write, the routing to apply, the pod
+ * readiness gates to set and the Events to record. No I/O, no clock: `now` is an input.
+ */
+import type { A2AAgentSpec, A2AAgentStatus, Condition, InterfaceStatus } from '../api/a2aagent.js';
+import { nextCondition, type ConditionInput } from '../api/condition-helpers.js';
+import { ConditionType, InterfaceReason, InterfaceState, Reason } from '../api/conditions.js';
+import type { Finding, ParsedCard } from '../card/index.js';
+import { advertisedCard, type AdvertisedCard } from '../routing/advertised-card.js';
+import { acceptable, planRouting, type RoutingPlan } from '../routing/plan.js';
+import { aggregateInterface, clip, namePods, type AggregatedInterface } from './aggregate.js';
+import { mapInterfaces, MAX_INTERFACES, type MappedInterface } from './interface-map.js';
+import { interfaceKey, type PodObservation, type SpecProblem } from './observed.js';
+
+export interface DecideInput {
+  name: string;
+  namespace: string;
+  generation?: number;
+  spec: A2AAgentSpec;
+  previous?: A2AAgentStatus;
+  /** Every pod the selector matches. */
+  pods: PodObservation[];
+  specProblems: SpecProblem[];
+  /** Set when the Service to manage exists and is not ours. */
+  serviceConflict?: string;
+  now: Date;
+}
+
+export interface GateDecision {
+  pod: string;
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+}
+
+export interface AgentEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export interface RoutingDecision {
+  plan: RoutingPlan;
+  /** The pod observations the plan's UIDs refer to. */
+  pods: PodObservation[];
+  card: AdvertisedCard | undefined;
+  /** Keys of the reference card's interfaces, for status. */
+  digest: string;
+}
+
+export interface Decision {
+  status: A2AAgentStatus;
+  /** Undefined: leave routing exactly as it is (Observe mode, spec problems, or verdicts still pending). */
+  routing?: RoutingDecision;
+  gates: GateDecision[];
+  events: AgentEvent[];
+}
+
+export function serviceNameOf(spec: A2AAgentSpec, name: string): string {
+  return spec.routing.serviceName ?? name;
+}
+
+interface Reference {
+  card: ParsedCard;
+  digest: string;
+  findings: Finding[];
+  servedBy: number;
+}
+
+/** The card most candidate pods serve; ties go to the digest whose first pod sorts first. */
+function referenceCard(pods: readonly PodObservation[]): Reference | undefined {
+  const groups = new Map<string, { ref: Reference; first: string }>();
+  for (const p of pods) {
+    if (!p.card?.ok) continue;
+    const g = groups.get(p.card.digest);
+    if (g) g.ref.servedBy++;
+    else
+      groups.set(p.card.digest, {
+        ref: { card: p.card.card, digest: p.card.digest, findings: p.card.findings, servedBy: 1 },
+        first: p.pod.name,
+      });
+  }
+  let best: { ref: Reference; first: string } | undefined;
+  for (const g of groups.values()) {
+    if (
+      !best ||
+      g.ref.servedBy > best.ref.servedBy ||
+      (g.ref.servedBy === best.ref.servedBy && g.first < best.first)
+    ) {
+      best = g;
+    }
+  }
+  return best?.ref;
+}
+
+function shortDigest(d: string): string {
+  return d.slice(0, 'sha256:'.length + 12);
+}
+
+function cardCondition(candidates: PodObservation[], ref: Reference | undefined): ConditionInput {
+  const type = ConditionType.CardValid;
+  if (candidates.length === 0) {
+    return {
+      type,
+      status: 'Unknown',
+      reason: Reason.NoReadyPods,
+      message: 'no ready pod matches spec.selector',
+    };
+  }
+  const failed = candidates.filter((p) => p.card && !p.card.ok);
+  if (failed.length > 0) {
+    const first = failed[0]!.card as { ok: false; reason: string; message: string };
+    return {
+      type,
+      status: 'False',
+      reason: first.reason,
+      message: clip(
+        `${first.message} (${failed.length}/${candidates.length} pods: ${namePods(failed.map((p) => p.pod.name))})`,
+        4096,
+      ),
+    };
+  }
+  const findings = new Map<string, Finding>();
+  for (const p of candidates) {
+    if (p.card?.ok) for (const f of p.card.findings) findings.set(`${f.reason}|${f.message}`, f);
+  }
+  if (findings.size > 0) {
+    const list = [...findings.values()];
+    const shown = list.slice(0, 3).map((f) => `${f.reason}: ${f.message}`);
+    if (list.length > 3) shown.push(`and ${list.length - 3} more findings`);
+    return { type, status: 'False', reason: list[0]!.reason, message: clip(shown.join('; '), 4096) };
+  }
+  if (!ref) return { type, status: 'Unknown', reason: Reason.Probing, message: 'fetching cards' };
+  return {
+    type,
+    status: 'True',
+    reason: Reason.CardValid,
+    message: `${ref.card.shape} card ${shortDigest(ref.digest)} passes the static checks`,
+  };
+}
+
+function consistencyCondition(candidates: PodObservation[]): ConditionInput {
+  const type = ConditionType.PodsConsistent;
+  if (candidates.length === 0) {
+    return {
+      type,
+      status: 'Unknown',
+      reason: Reason.NoReadyPods,
+      message: 'no ready pod matches spec.selector',
+    };
+  }
+  const byDigest = new Map<string, string[]>();
+  for (const p of candidates) {
+    if (p.card?.ok) byDigest.set(p.card.digest, [...(byDigest.get(p.card.digest) ?? []), p.pod.name]);
+  }
+  if (byDigest.size > 1) {
+    const parts = [...byDigest.entries()]
+      .sort((a, b) => b[1].length - a[1].length)
+      .map(([d, names]) => `${d} served by ${names.length} (${namePods(names)})`);
+    return {
+      type,
+      status: 'False',
+      reason: Reason.CardDiverged,
+      message: clip(`ready pods serve ${byDigest.size} different cards: ${parts.join('; ')}`, 4096),
+    };
+  }
+  if (byDigest.size === 0)
+    return { type, status: 'Unknown', reason: Reason.Probing, message: 'no card fetched yet' };
+  const [digest] = byDigest.keys();
+  return {
+    type,
+    status: 'True',
+    reason: Reason.Consistent,
+    message: `all ${candidates.length} ready pods serve ${digest}`,
+  };
+}
+
+function interfacesCondition(
+  agg: AggregatedInterface[],
+  candidates: number,
+  hasRef: boolean,
+): ConditionInput {
+  const type = ConditionType.InterfacesVerified;
+  if (!hasRef) {
+    return {
+      type,
+      status: 'Unknown',
+      reason: candidates === 0 ? Reason.NoReadyPods : Reason.Probing,
+      message: 'no card to probe',
+    };
+  }
+  const failing = agg.filter((a) => a.state !== InterfaceState.Verified);
+  if (failing.length === 0) {
+    return {
+      type,
+      status: 'True',
+      reason: Reason.AllVerified,
+      message: `${agg.length}/${agg.length} declared interfaces verified on every ready pod`,
+    };
+  }
+  const definite = failing.filter((a) => a.state !== InterfaceState.Pending);
+  const first = definite[0] ?? failing[0]!;
+  const reason = InterfaceReason[first.state as Exclude<InterfaceState, 'Verified'>];
+  const more = failing.length > 1 ? ` (and ${failing.length - 1} more failing)` : '';
+  const message = `${first.iface.protocolBinding} ${first.iface.url} (v${first.iface.protocolVersion}): ${first.message}${more}`;
+  return { type, status: definite.length > 0 ? 'False' : 'Unknown', reason, message: clip(message, 4096) };
+}
+
+function advertisedCondition(
+  spec: A2AAgentSpec,
+  serviceConflict: string | undefined,
+  routing: RoutingDecision | undefined,
+  declared: number,
+  aggregated: AggregatedInterface[],
+): ConditionInput {
+  const type = ConditionType.Advertised;
+  if (spec.routing.mode === 'Observe') {
+    return {
+      type,
+      status: 'True',
+      reason: Reason.ObserveMode,
+      message: 'routing.mode is Observe: status only, nothing rewritten',
+    };
+  }
+  if (serviceConflict)
+    return { type, status: 'False', reason: Reason.ServiceConflict, message: serviceConflict };
+  if (!routing)
+    return {
+      type,
+      status: 'Unknown',
+      reason: Reason.Probing,
+      message: 'routing unchanged until every ready pod has been probed',
+    };
+  if (routing.plan.advertised.length === 0) {
+    return {
+      type,
+      status: 'False',
+      reason: Reason.NoVerifiedInterface,
+      message:
+        'no declared interface is verified on any ready pod: nothing is advertised and the Service routes nowhere',
+    };
+  }
+  const first = aggregated.find((a) => a.key === routing.plan.advertised[0]);
+  const ports = [...routing.plan.endpoints.entries()].map(([n, uids]) => `${n}→${uids.length}`).join(', ');
+  return {
+    type,
+    status: 'True',
+    reason: Reason.RoutingApplied,
+    message: `${routing.plan.advertised.length}/${declared} declared interfaces advertised, preferred ${first?.iface.protocolBinding} ${first?.iface.url}; endpoints per port: ${ports}`,
+  };
+}
+
+function gateDecisions(
+  input: DecideInput,
+  mappedByKey: (p: PodObservation) => MappedInterface[] | undefined,
+): GateDecision[] {
+  const authOk = input.spec.routing.authRequired === 'Advertise';
+  const out: GateDecision[] = [];
+  for (const p of input.pods) {
+    if (p.pod.terminating) continue;
+    let d: Omit<GateDecision, 'pod'> | undefined;
+    if (!p.pod.candidate) {
+      d = {
+        status: 'False',
+        reason: 'PodNotServing',
+        message: 'pod is not running with ready containers; not probed',
+      };
+    } else if (!p.card) {
+      d = undefined; // not fetched yet: leave the gate as it is
+    } else if (!p.card.ok) {
+      d = { status: 'False', reason: p.card.reason, message: clip(p.card.message) };
+    } else {
+      const mapped = mappedByKey(p) ?? [];
+      const verdicts = mapped.map((m) => ({ m, v: p.verdicts.get(m.key) }));
+      if (verdicts.some((x) => !x.v || x.v.state === InterfaceState.Pending)) continue;
+      const bad = verdicts.find((x) => !acceptable(x.v?.state, authOk));
+      if (mapped.length === 0) {
+        d = { status: 'False', reason: 'NoInterfaces', message: 'the card declares no interface' };
+      } else if (bad) {
+        const state = bad.v!.state as Exclude<InterfaceState, 'Verified'>;
+        d = {
+          status: 'False',
+          reason: InterfaceReason[state],
+          message: clip(`${bad.m.iface.protocolBinding} ${bad.m.iface.url}: ${bad.v!.message}`),
+        };
+      } else {
+        d = {
+          status: 'True',
+          reason: 'CardVerified',
+          message: `all ${mapped.length} interfaces this pod's card declares are verified on it`,
+        };
+      }
+    }
+    if (!d) continue;
+    if (p.pod.gate?.status === d.status && p.pod.gate.reason === d.reason && p.pod.gate.message === d.message)
+      continue;
+    out.push({ pod: p.pod.name, ...d });
+  }
+  return out;
+}
+
+function interfaceEvents(previous: InterfaceStatus[] | undefined, next: InterfaceStatus[]): AgentEvent[] {
+  const before = new Map((previous ?? []).map((i) => [interfaceKey(i), i.state]));
+  const events: AgentEvent[] = [];
+  for (const i of next) {
+    const was = before.get(interfaceKey(i));
+    if (was === i.state || i.state === InterfaceState.Pending) continue;
+    const verified = i.state === InterfaceState.Verified;
+    events.push({
+      type: verified ? 'Normal' : 'Warning',
+      reason: verified
+        ? 'InterfaceVerified'
+        : InterfaceReason[i.state as Exclude<InterfaceState, 'Verified'>],
+      message: clip(
+        `${i.protocolBinding} ${i.url} (v${i.protocolVersion}): ${was ?? 'new'} → ${i.state}: ${i.message}`,
+      ),
+    });
+  }
+  return events.slice(0, 10);
+}
+
+export function decide(input: DecideInput): Decision {
+  const { spec } = input;
+  const now = input.now.toISOString();
+  const serviceName = serviceNameOf(spec, input.name);
+  const ctx = { spec, namespace: input.namespace, serviceName };
+  const candidates = input.pods.filter((p) => p.pod.candidate);
+  const ref = referenceCard(candidates);
+  const mapCache = new Map<string, MappedInterface[]>();
+  const mappedFor = (p: PodObservation): MappedInterface[] | undefined => {
+    if (!p.card?.ok) return undefined;
+    let m = mapCache.get(p.card.digest);
+    if (!m) {
+      m = mapInterfaces(p.card.card, ctx);
+      mapCache.set(p.card.digest, m);
+    }
+    return m;
+  };
+  const refMapped = ref ? mapInterfaces(ref.card, ctx) : [];
+  const aggregated = refMapped
+    .slice(0, MAX_INTERFACES)
+    .map((m) => aggregateInterface(m.iface, m.key, candidates));
+
+  // Routing: only in Enforce mode, without spec problems, and once every candidate pod has a
+  // definite verdict for every interface (after a restart the memory is empty: routing stays
+  // as it was until fresh probes say otherwise — fail static).
+  let routing: RoutingDecision | undefined;
+  const allProbed = candidates.every(
+    (p) =>
+      p.card !== undefined &&
+      (!p.card.ok ||
+        (mappedFor(p) ?? []).every((m) => {
+          const v = p.verdicts.get(m.key);
+          return v !== undefined && v.state !== InterfaceState.Pending;
+        })),
+  );
+  if (
+    spec.routing.mode === 'Enforce' &&
+    input.specProblems.length === 0 &&
+    !input.serviceConflict &&
+    allProbed
+  ) {
+    const plan = planRouting(
+      refMapped.map((m) => ({ key: m.key, portName: m.mapped ? m.port.name : undefined })),
+      candidates
+        .filter((p) => p.card?.ok)
+        .map((p) => ({ uid: p.pod.uid, states: new Map([...p.verdicts].map(([k, v]) => [k, v.state])) })),
+      spec.ports.map((p) => p.name),
+      spec.routing.authRequired === 'Advertise',
+    );
+    routing = {
+      plan,
+      pods: candidates,
+      card: ref ? advertisedCard(ref.card, new Set(plan.advertised)) : undefined,
+      digest: ref?.digest ?? '',
+    };
+  }
+  const advertisedKeys = new Set(routing?.plan.advertised ?? []);
+  const previousAdvertised = new Set(
+    (input.previous?.interfaces ?? []).filter((i) => i.advertised).map((i) => interfaceKey(i)),
+  );
+
+  const prevIfaces = new Map((input.previous?.interfaces ?? []).map((i) => [interfaceKey(i), i]));
+  const interfaces: InterfaceStatus[] = aggregated.map((a) => {
+    const prev = prevIfaces.get(a.key);
+    const advertised = routing
+      ? advertisedKeys.has(a.key)
+      : spec.routing.mode === 'Enforce' && previousAdvertised.has(a.key);
+    return {
+      url: a.iface.url,
+      protocolBinding: a.iface.protocolBinding,
+      protocolVersion: a.iface.protocolVersion,
+      ...(a.iface.tenant ? { tenant: a.iface.tenant } : {}),
+      state: a.state,
+      verifiedPods: `${a.verified}/${a.declaredOn}`,
+      advertised,
+      message: a.message,
+      lastTransitionTime: prev && prev.state === a.state ? prev.lastTransitionTime : now,
+    };
+  });
+
+  const cardValid = cardCondition(candidates, ref);
+  const consistent = consistencyCondition(candidates);
+  const verifiedCond = interfacesCondition(aggregated, candidates.length, ref !== undefined);
+  const advertisedCond = advertisedCondition(
+    spec,
+    input.serviceConflict,
+    routing,
+    refMapped.length,
+    aggregated,
+  );
+  const parts = [cardValid, verifiedCond, consistent, advertisedCond];
+
+  const cardPending = candidates.some((p) => p.card === undefined);
+  const unsettled = aggregated.some((a) => a.pending || !a.settled) || cardPending;
+  let ready: ConditionInput;
+  let stalled: ConditionInput;
+  let reconciling: ConditionInput;
+  const problem = input.specProblems[0];
+  if (problem) {
+    const message = input.specProblems.map((p) => p.message).join('; ');
+    ready = { type: ConditionType.Ready, status: 'False', reason: problem.reason, message };
+    stalled = { type: ConditionType.Stalled, status: 'True', reason: problem.reason, message };
+    reconciling = {
+      type: ConditionType.Reconciling,
+      status: 'False',
+      reason: problem.reason,
+      message: 'waiting for the spec or the objects it names to change',
+    };
+  } else {
+    const firstFalse = parts.find((c) => c.status === 'False');
+    const firstUnknown = parts.find((c) => c.status === 'Unknown');
+    if (candidates.length === 0) {
+      ready = {
+        type: ConditionType.Ready,
+        status: 'False',
+        reason: Reason.NoReadyPods,
+        message: `no ready pod matches spec.selector (${input.pods.length} selected)`,
+      };
+    } else if (firstFalse) {
+      ready = { ...firstFalse, type: ConditionType.Ready };
+    } else if (firstUnknown) {
+      ready = { ...firstUnknown, type: ConditionType.Ready };
+    } else {
+      const adv = routing?.plan.advertised.length;
+      ready = {
+        type: ConditionType.Ready,
+        status: 'True',
+        reason: Reason.Succeeded,
+        message: `${aggregated.length}/${aggregated.length} interfaces verified on ${candidates.length} pods${adv !== undefined ? `, ${adv} advertised` : ''}`,
+      };
+    }
+    const failingSettled = ready.status === 'False' && !unsettled && candidates.length > 0;
+    stalled = failingSettled
+      ? {
+          type: ConditionType.Stalled,
+          status: 'True',
+          reason: Reason.FailureConfirmed,
+          message: `${ready.reason}: confirmed by ${spec.probe.failureThreshold} consecutive probes; ${ready.message}`,
+        }
+      : {
+          type: ConditionType.Stalled,
+          status: 'False',
+          reason: ready.status === 'True' ? Reason.Succeeded : Reason.Probing,
+          message: '',
+        };
+    reconciling = unsettled
+      ? {
+          type: ConditionType.Reconciling,
+          status: 'True',
+          reason: Reason.Probing,
+          message: cardPending ? 'fetching cards' : 'probing interfaces and confirming failures',
+        }
+      : { type: ConditionType.Reconciling, status: 'False', reason: Reason.Settled, message: '' };
+  }
+
+  const prevConds = input.previous?.conditions;
+  const conditions: Condition[] = [
+    ready,
+    cardValid,
+    verifiedCond,
+    consistent,
+    advertisedCond,
+    reconciling,
+    stalled,
+  ].map((c) => nextCondition(prevConds, c, input.generation, now));
+
+  const verifiedCount = aggregated.filter((a) => a.state === InterfaceState.Verified).length;
+  const servedBy = ref?.servedBy ?? 0;
+  const status: A2AAgentStatus = {
+    observedGeneration: input.generation,
+    conditions,
+    card: ref
+      ? { shape: ref.card.shape, digest: ref.digest, podsConsistent: `${servedBy}/${candidates.length}` }
+      : { podsConsistent: `0/${candidates.length}` },
+    interfaces,
+    verified: `${verifiedCount}/${aggregated.length}`,
+    ...(spec.routing.mode === 'Enforce' && routing
+      ? {
+          advertised: {
+            interfaces: routing.plan.advertised.length,
+            ...(routing.plan.advertised.length > 0
+              ? (() => {
+                  const first = interfaces.find((i) => interfaceKey(i) === routing.plan.advertised[0]);
+                  return first
+                    ? { preferred: { url: first.url, protocolBinding: first.protocolBinding } }
+                    : {};
+                })()
+              : {}),
+            configMapName: `${input.name}-agent-card`,
+            signatures: routing.card?.signatures ?? 'None',
+          },
+        }
+      : spec.routing.mode === 'Enforce' && input.previous?.advertised
+        ? { advertised: input.previous.advertised }
+        : {}),
+    lastProbeTime: now,
+  };
+
+  const events: AgentEvent[] = [];
+  const prevReady = prevConds?.find((c) => c.type === ConditionType.Ready);
+  if (!prevReady || prevReady.status !== ready.status || prevReady.reason !== ready.reason) {
+    if (ready.status !== 'Unknown') {
+      events.push({
+        type: ready.status === 'True' ? 'Normal' : 'Warning',
+        reason: ready.reason,
+        message: clip(ready.message),
+      });
+    }
+  }
+  events.push(...interfaceEvents(input.previous?.interfaces, interfaces));
+
+  return { status, routing, gates: gateDecisions(input, mappedFor), events };
+}

@@ -1,0 +1,194 @@
+/**
+ * The I/O half of a reconcile's gather step: fetch each candidate pod's card when due, probe
+ * each of its interfaces when due, and fold the answers into the agent's memory. Returns the
+ * observations decide() works from and when the next probe falls due.
+ *
+ * Only pod addresses are dialled, at ports from spec.ports; a card URL only chooses which
+ * port, path, Host header and tenant to use (DESIGN 6).
+ */
+import type { A2AAgentSpec } from '../api/a2aagent.js';
+import { CardReason, InterfaceState } from '../api/conditions.js';
+import { cardDigest, parseCard, staticChecks, CardParseError } from '../card/index.js';
+import { podMemory, prunePods, type AgentMemory, type CardMemory, type PodMemory } from './agent-memory.js';
+import { mapInterfaces, type MapContext } from './interface-map.js';
+import type { InterfaceVerdict, ObservedPod, PodCard, PodObservation } from './observed.js';
+import { podPort, allowedHosts, serviceHostNames } from './port-mapping.js';
+import type { ProbeBackend, ProbeCredentials } from './probe-backend.js';
+import { jitteredPeriod, recordProbe, staticVerdict } from './probe-memory.js';
+
+export interface ObserveInput {
+  spec: A2AAgentSpec;
+  namespace: string;
+  serviceName: string;
+  pods: ObservedPod[];
+  memory: AgentMemory;
+  backend: ProbeBackend;
+  credentials: ProbeCredentials;
+  now: () => number;
+  signal?: AbortSignal;
+  random?: () => number;
+}
+
+export interface ObserveResult {
+  observations: PodObservation[];
+  /** Epoch ms of the earliest due card fetch or probe; undefined when nothing is scheduled. */
+  nextDueAt?: number;
+  probes: number;
+  fetches: number;
+}
+
+function cardHost(input: ObserveInput): string {
+  return input.spec.hosts?.[0] ?? serviceHostNames(input.serviceName, input.namespace)[2]!;
+}
+
+function currentCard(mem: CardMemory | undefined, threshold: number): PodCard | undefined {
+  if (!mem) return undefined;
+  if (mem.lastError && (mem.failures >= threshold || !mem.good)) {
+    return { ok: false, ...mem.lastError };
+  }
+  return mem.good;
+}
+
+async function refreshCard(input: ObserveInput, pod: ObservedPod, mem: PodMemory): Promise<boolean> {
+  const { spec } = input;
+  const now = input.now();
+  if (mem.card && now < mem.card.dueAt) return false;
+  const cardPort = spec.ports.find((p) => p.name === spec.card.port);
+  const port = cardPort && podPort(cardPort, pod);
+  const periodMs = spec.probe.periodSeconds * 1000;
+  const threshold = spec.probe.failureThreshold;
+  const card: CardMemory = mem.card ?? { failures: 0, dueAt: 0 };
+  mem.card = card;
+  const fail = (reason: string, message: string): void => {
+    card.failures++;
+    card.lastError = { reason, message };
+    card.dueAt =
+      input.now() +
+      (card.failures >= threshold
+        ? jitteredPeriod(periodMs, input.random ?? Math.random)
+        : 1000 * 2 ** Math.min(card.failures - 1, 4));
+  };
+  if (port === undefined) {
+    fail(
+      CardReason.CardFetchFailed,
+      `card port ${spec.card.port}: targetPort names no containerPort on pod ${pod.name}`,
+    );
+    return true;
+  }
+  const res = await input.backend.fetchCard({
+    address: pod.ip!,
+    port,
+    scheme: spec.card.scheme === 'HTTPS' ? 'https' : 'http',
+    path: spec.card.path,
+    hostHeader: cardHost(input),
+    timeoutMs: spec.probe.timeoutSeconds * 1000,
+    etag: card.good ? card.etag : undefined,
+    signal: input.signal,
+    ...input.credentials,
+  });
+  if (res.kind === 'error') {
+    fail(res.reason, `pod ${pod.name}: ${res.message}`);
+    return true;
+  }
+  card.dueAt = input.now() + jitteredPeriod(periodMs, input.random ?? Math.random);
+  if (res.kind === 'notModified' && card.good) {
+    card.failures = 0;
+    card.lastError = undefined;
+    return true;
+  }
+  if (res.kind !== 'ok') return true;
+  const parsed = parseCard(res.body);
+  if (parsed instanceof CardParseError) {
+    // A card that parses wrong is a fact about the card, not a transient fault: no threshold.
+    card.failures = threshold;
+    card.lastError = { reason: CardReason.CardInvalid, message: `pod ${pod.name}: ${parsed.message}` };
+    card.good = undefined;
+    card.etag = undefined;
+    mem.probes.clear();
+    return true;
+  }
+  const digest = cardDigest(parsed.raw);
+  if (card.good?.digest !== digest) mem.probes.clear(); // a new card is probed afresh
+  card.good = {
+    ok: true,
+    card: parsed,
+    digest,
+    findings: staticChecks(parsed, {
+      cardScheme: spec.card.scheme === 'HTTPS' ? 'https' : 'http',
+      allowedHosts: allowedHosts(spec, input.serviceName, input.namespace),
+    }),
+  };
+  card.etag = res.etag;
+  card.failures = 0;
+  card.lastError = undefined;
+  return true;
+}
+
+export async function observePods(input: ObserveInput): Promise<ObserveResult> {
+  const { spec } = input;
+  const ctx: MapContext = { spec, namespace: input.namespace, serviceName: input.serviceName };
+  const threshold = spec.probe.failureThreshold;
+  const timing = {
+    periodMs: spec.probe.periodSeconds * 1000,
+    failureThreshold: threshold,
+    random: input.random,
+  };
+  prunePods(input.memory, new Set(input.pods.filter((p) => p.candidate).map((p) => p.uid)));
+  let fetches = 0;
+  let probes = 0;
+  const observations = await Promise.all(
+    input.pods.map(async (pod): Promise<PodObservation> => {
+      if (!pod.candidate || !pod.ip) return { pod, verdicts: new Map() };
+      const mem = podMemory(input.memory, pod.uid, pod.ip);
+      if (await refreshCard(input, pod, mem)) fetches++;
+      const card = currentCard(mem.card, threshold);
+      const verdicts = new Map<string, InterfaceVerdict>();
+      if (!card?.ok) return { pod, card, verdicts };
+      const mapped = mapInterfaces(card.card, ctx);
+      await Promise.all(
+        mapped.map(async (m) => {
+          if (!m.mapped) {
+            verdicts.set(m.key, staticVerdict(m.state, m.reason, m.message));
+            return;
+          }
+          const port = podPort(m.port, pod);
+          if (port === undefined) {
+            verdicts.set(
+              m.key,
+              staticVerdict(
+                InterfaceState.Unmapped,
+                'Unmapped',
+                `${m.iface.protocolBinding} ${m.iface.url}: port ${m.port.name} targetPort ${String(m.port.targetPort)} names no containerPort on this pod; never dialled`,
+              ),
+            );
+            return;
+          }
+          const prev = mem.probes.get(m.key);
+          if (!prev || input.now() >= prev.dueAt) {
+            const answer = await input.backend.probe({
+              address: pod.ip!,
+              port,
+              iface: m.iface,
+              timeoutMs: spec.probe.timeoutSeconds * 1000,
+              signal: input.signal,
+              ...input.credentials,
+            });
+            probes++;
+            mem.probes.set(m.key, recordProbe(prev, answer, input.now(), timing));
+          }
+          verdicts.set(m.key, mem.probes.get(m.key)!.verdict);
+        }),
+      );
+      // Records of interfaces this card no longer declares are dropped.
+      const live = new Set(mapped.map((m) => m.key));
+      for (const k of mem.probes.keys()) if (!live.has(k)) mem.probes.delete(k);
+      return { pod, card, verdicts };
+    }),
+  );
+  let nextDueAt: number | undefined;
+  for (const p of input.memory.pods.values()) {
+    const times = [p.card?.dueAt, ...[...p.probes.values()].map((r) => r.dueAt)];
+    for (const t of times) if (t !== undefined && (nextDueAt === undefined || t < nextDueAt)) nextDueAt = t;
+  }
+  return { observations, nextDueAt, probes, fetches };
+}

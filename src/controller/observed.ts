@@ -1,0 +1,59 @@
+/**
+ * What the reconciler gathered for one agent, in plain data: the input of `decide`. Nothing
+ * here does I/O; the gather step (reconciler.ts) fills it from caches and probes.
+ */
+import type { InterfaceState } from '../api/conditions.js';
+import type { CardInterface, Finding, ParsedCard } from '../card/index.js';
+
+/** A pod selected by the agent, reduced to what the decision needs. */
+export interface ObservedPod {
+  name: string;
+  uid: string;
+  ip?: string;
+  /** Running, has an IP, containers ready, not terminating: its card and interfaces are probed. */
+  candidate: boolean;
+  terminating: boolean;
+  /** containerPort name → number, to resolve named targetPorts. */
+  containerPorts: Record<string, number>;
+  /** Current status of the a2a.dev/card-verified condition on the pod, if any. */
+  gate?: { status: 'True' | 'False' | 'Unknown'; reason?: string; message?: string };
+  nodeName?: string;
+}
+
+/** The card one pod served (or why it could not be had). */
+export type PodCard =
+  | { ok: true; card: ParsedCard; digest: string; findings: Finding[] }
+  | { ok: false; reason: string; message: string };
+
+/** The effective verdict of one declared interface on one pod, after failure-threshold hysteresis. */
+export interface InterfaceVerdict {
+  state: InterfaceState;
+  reason: string;
+  message: string;
+  /** Consecutive failed probes; 0 after a success. */
+  failures: number;
+  /** True once a failure has been seen failureThreshold times in a row (or never succeeded and failed that often). */
+  confirmed: boolean;
+  /** A failure seen but not yet confirmed: the verdict still says Verified. */
+  pendingFailure?: { state: InterfaceState; message: string };
+}
+
+/** A stable identity for an interface across pods and card versions. */
+export function interfaceKey(
+  i: Pick<CardInterface, 'url' | 'protocolBinding' | 'protocolVersion' | 'tenant'>,
+): string {
+  return `${i.protocolBinding}|${i.protocolVersion}|${i.url}|${i.tenant ?? ''}`;
+}
+
+export interface PodObservation {
+  pod: ObservedPod;
+  card?: PodCard;
+  /** interfaceKey → verdict, for the interfaces this pod's card declares. */
+  verdicts: Map<string, InterfaceVerdict>;
+}
+
+/** Spec-level problems found while gathering (a person must act): Stalled=True. */
+export interface SpecProblem {
+  reason: string;
+  message: string;
+}

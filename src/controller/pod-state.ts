@@ -1,0 +1,40 @@
+/** Reduces a Pod to what the decision needs (observed.ts ObservedPod). */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { ObservedPod } from './observed.js';
+
+export const CARD_VERIFIED_GATE = 'a2a.dev/card-verified';
+
+function conditionStatus(pod: V1Pod, type: string): string | undefined {
+  return pod.status?.conditions?.find((c) => c.type === type)?.status;
+}
+
+/**
+ * A pod is probed when it runs, has an IP, its containers are ready and it is not terminating.
+ * ContainersReady, not Ready: a pod that lists our readiness gate is not Ready until we say so.
+ */
+export function observePod(pod: V1Pod): ObservedPod {
+  const terminating = Boolean(pod.metadata?.deletionTimestamp);
+  const containersReady = conditionStatus(pod, 'ContainersReady') ?? conditionStatus(pod, 'Ready');
+  const ip = pod.status?.podIP || undefined;
+  const containerPorts: Record<string, number> = {};
+  for (const c of pod.spec?.containers ?? []) {
+    for (const p of c.ports ?? []) if (p.name) containerPorts[p.name] = p.containerPort;
+  }
+  const gateCond = pod.status?.conditions?.find((c) => c.type === CARD_VERIFIED_GATE);
+  return {
+    name: pod.metadata?.name ?? '',
+    uid: pod.metadata?.uid ?? '',
+    ip,
+    candidate: pod.status?.phase === 'Running' && Boolean(ip) && containersReady === 'True' && !terminating,
+    terminating,
+    containerPorts,
+    gate: gateCond
+      ? {
+          status: gateCond.status as 'True' | 'False' | 'Unknown',
+          reason: gateCond.reason,
+          message: gateCond.message,
+        }
+      : undefined,
+    nodeName: pod.spec?.nodeName,
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * What the reconciler needs from the probe engine (src/probe), as an interface so the
+ * reconciler can be driven by the real prober in production and tests alike.
+ */
+import type { InterfaceState } from '../api/conditions.js';
+import type { CardInterface } from '../card/index.js';
+
+export interface ProbeCredentials {
+  bearerToken?: string;
+  tls?: { ca?: string; insecureSkipVerify?: boolean };
+}
+
+export interface CardRequest extends ProbeCredentials {
+  address: string;
+  port: number;
+  scheme: 'http' | 'https';
+  path: string;
+  hostHeader: string;
+  timeoutMs: number;
+  etag?: string;
+  signal?: AbortSignal;
+}
+
+export type CardFetch =
+  | { kind: 'ok'; body: unknown; etag?: string }
+  | { kind: 'notModified' }
+  | { kind: 'error'; reason: string; message: string };
+
+export interface ProbeRequest extends ProbeCredentials {
+  address: string;
+  port: number;
+  iface: CardInterface;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface ProbeAnswer {
+  state: InterfaceState;
+  reason: string;
+  message: string;
+  durationMs: number;
+}
+
+export interface ProbeBackend {
+  fetchCard(req: CardRequest): Promise<CardFetch>;
+  probe(req: ProbeRequest): Promise<ProbeAnswer>;
+}

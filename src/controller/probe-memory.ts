@@ -1,0 +1,91 @@
+/**
+ * Failure-threshold hysteresis and probe scheduling, as pure functions over a record kept per
+ * (pod, interface) between reconciles (DESIGN 5.2):
+ *
+ * - a verified interface is reprobed every period (jittered);
+ * - after a failure it is reprobed fast (1s, 2s, 4s… capped below the period) until
+ *   `failureThreshold` consecutive failures confirm it, or a success clears it. Until then the
+ *   verdict stays Verified, so one flapping probe withdraws nothing;
+ * - an interface that never verified is reported failing at once (it was never advertised),
+ *   and confirmed after `failureThreshold` failures in a row.
+ */
+import { InterfaceState } from '../api/conditions.js';
+import type { InterfaceVerdict } from './observed.js';
+
+export interface ProbeOutcome {
+  state: InterfaceState;
+  reason: string;
+  message: string;
+}
+
+export interface ProbeRecord {
+  verdict: InterfaceVerdict;
+  /** Epoch ms of the probe that produced this record. */
+  probedAt: number;
+  /** Epoch ms when the next probe is due. */
+  dueAt: number;
+}
+
+export interface ProbeTiming {
+  periodMs: number;
+  failureThreshold: number;
+  /** First fast reprobe delay; doubles per failure. */
+  fastMs?: number;
+  /** Returns a number in [0, 1): injected for tests. */
+  random?: () => number;
+}
+
+const FAST_MS = 1000;
+
+/** Period jittered by ±10% so many agents do not probe in lockstep. */
+export function jitteredPeriod(periodMs: number, random: () => number): number {
+  return Math.round(periodMs * (0.9 + 0.2 * random()));
+}
+
+function fastDelay(failures: number, t: ProbeTiming): number {
+  const base = t.fastMs ?? FAST_MS;
+  return Math.min(base * 2 ** Math.max(0, failures - 1), Math.max(base, t.periodMs / 2));
+}
+
+/** The record after one more probe. */
+export function recordProbe(
+  prev: ProbeRecord | undefined,
+  outcome: ProbeOutcome,
+  now: number,
+  timing: ProbeTiming,
+): ProbeRecord {
+  const random = timing.random ?? Math.random;
+  if (outcome.state === InterfaceState.Verified) {
+    return {
+      verdict: { ...outcome, failures: 0, confirmed: false },
+      probedAt: now,
+      dueAt: now + jitteredPeriod(timing.periodMs, random),
+    };
+  }
+  const failures = (prev?.verdict.failures ?? 0) + 1;
+  const confirmed = failures >= timing.failureThreshold;
+  const wasVerified = prev?.verdict.state === InterfaceState.Verified;
+  if (wasVerified && !confirmed) {
+    // Keep the verified verdict until the failure is confirmed: a single flap withdraws nothing.
+    return {
+      verdict: {
+        ...prev.verdict,
+        failures,
+        confirmed: false,
+        pendingFailure: { state: outcome.state, message: outcome.message },
+      },
+      probedAt: now,
+      dueAt: now + fastDelay(failures, timing),
+    };
+  }
+  return {
+    verdict: { ...outcome, failures, confirmed },
+    probedAt: now,
+    dueAt: now + (confirmed ? jitteredPeriod(timing.periodMs, random) : fastDelay(failures, timing)),
+  };
+}
+
+/** A verdict that needs no probe: the card itself rules the interface out (Unmapped, Ineligible). */
+export function staticVerdict(state: InterfaceState, reason: string, message: string): InterfaceVerdict {
+  return { state, reason, message, failures: 0, confirmed: true };
+}

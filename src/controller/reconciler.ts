@@ -1,0 +1,288 @@
+/**
+ * Reconciles one A2AAgent: gather (caches, Secrets, card fetches and due probes) → decide
+ * (pure) → apply (status, routing, readiness gates, Events). Level-based: the key says which
+ * agent, never what happened; everything is read afresh.
+ */
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import {
+  A2AAgentSpec,
+  API_VERSION,
+  GROUP,
+  KIND,
+  PLURAL,
+  VERSION,
+  type A2AAgentStatus,
+} from '../api/a2aagent.js';
+import { Reason } from '../api/conditions.js';
+import { applyStatus, patchPodConditions, semanticEqual } from '../kube/apply.js';
+import type { KubeClient } from '../kube/client.js';
+import { splitKey, type ReconcileResult } from '../kube/controller.js';
+import { isNotFound } from '../kube/errors.js';
+import type { EventRecorder } from '../kube/events.js';
+import type { Informer } from '../kube/informer.js';
+import { matchesSelector } from '../kube/selector.js';
+import { buildCardConfigMap, buildEndpointSlices, buildService, type Owner } from '../routing/objects.js';
+import { mapInterfaces } from './interface-map.js';
+import { MemoryStore } from './agent-memory.js';
+import { applyRouting, serviceConflict, type OwnedCaches } from './apply-routing.js';
+import { resolveCredentials } from './credentials.js';
+import { decide, serviceNameOf, type Decision } from './decide.js';
+import { observePods } from './observe-pods.js';
+import { CARD_VERIFIED_GATE, observePod } from './pod-state.js';
+import type { ProbeBackend } from './probe-backend.js';
+import type { SpecProblem } from './observed.js';
+
+export interface AgentObject extends KubernetesObject {
+  spec?: unknown;
+  status?: A2AAgentStatus;
+}
+
+/** Counters the reconciler reports (metrics wiring lives in src/operator). */
+export interface ReconcileObserver {
+  probed?(n: number): void;
+  statusWritten?(): void;
+  decided?(key: string, decision: Decision): void;
+}
+
+/** Signs an advertised card with a private JWK (routing/card-signing.ts). */
+export type CardSigner = (card: Record<string, unknown>, jwk: string) => Promise<Record<string, unknown>>;
+
+/** A read-only cache of one kind (one informer, or one per watched namespace). */
+export type Cache<T> = Pick<Informer<T & KubernetesObject>, 'get' | 'list'>;
+
+export interface ReconcilerDeps {
+  client: KubeClient;
+  agents: Cache<AgentObject>;
+  pods: Cache<V1Pod>;
+  owned: OwnedCaches;
+  backend: ProbeBackend;
+  events: EventRecorder;
+  log: Logger;
+  memory?: MemoryStore;
+  now?: () => number;
+  observer?: ReconcileObserver;
+  signer?: CardSigner;
+}
+
+/** Floor on requeue delays so a burst of due probes does not spin the queue. */
+const MIN_REQUEUE_MS = 200;
+
+function withoutProbeTime(s: A2AAgentStatus | undefined): A2AAgentStatus | undefined {
+  if (!s) return s;
+  const { lastProbeTime: _t, ...rest } = s;
+  return rest;
+}
+
+export class AgentReconciler {
+  readonly memory: MemoryStore;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ReconcilerDeps) {
+    this.memory = deps.memory ?? new MemoryStore();
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** The keys of agents whose selector matches a pod (pod events enqueue these). */
+  agentsForPod(pod: V1Pod): string[] {
+    const ns = pod.metadata?.namespace;
+    if (!ns) return [];
+    return this.deps.agents
+      .list(ns)
+      .filter((a) => {
+        const parsed = A2AAgentSpec.safeParse(a.spec);
+        return parsed.success && matchesSelector(parsed.data.selector, pod.metadata?.labels);
+      })
+      .map((a) => `${ns}/${a.metadata!.name!}`);
+  }
+
+  reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
+    const { namespace, name } = splitKey(key);
+    const agent = this.deps.agents.get(namespace, name);
+    if (!agent) {
+      // Deleted: owned objects go with it through their ownerReferences.
+      this.memory.delete(key);
+      return {};
+    }
+    const log = this.deps.log.child({ agent: key });
+    const generation = agent.metadata?.generation;
+    const owner: Owner = { name, namespace, uid: agent.metadata?.uid ?? '' };
+    const parsed = A2AAgentSpec.safeParse(agent.spec);
+    if (!parsed.success) {
+      // The CRD schema should make this unreachable; a hand-edited or pre-validation object still gets a clear status.
+      const message = `spec is invalid: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.')}: ${i.message}`)
+        .join('; ')}`;
+      await this.writeStatus(agent, stalledStatus(agent.status, generation, message, this.now()), signal);
+      return {};
+    }
+    const spec = parsed.data;
+    const serviceName = serviceNameOf(spec, name);
+    const resolved = await resolveCredentials(this.deps.client, namespace, spec, signal);
+    const problems: SpecProblem[] = [...resolved.problems];
+    const pods = this.deps.pods
+      .list(namespace)
+      .filter((p) => matchesSelector(spec.selector, p.metadata?.labels))
+      .map(observePod)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const port of spec.ports) {
+      if (typeof port.targetPort !== 'string') continue;
+      const missing = pods.filter(
+        (p) => p.candidate && p.containerPorts[port.targetPort as string] === undefined,
+      );
+      if (missing.length > 0) {
+        problems.push({
+          reason: Reason.PortNotFound,
+          message: `spec.ports ${port.name}: targetPort ${JSON.stringify(port.targetPort)} names no containerPort on pod ${missing[0]!.name}`,
+        });
+      }
+    }
+    const memory = this.memory.for(key, generation);
+    const observed = await observePods({
+      spec,
+      namespace,
+      serviceName,
+      pods,
+      memory,
+      backend: this.deps.backend,
+      credentials: resolved.credentials,
+      now: this.now,
+      signal,
+    });
+    this.deps.observer?.probed?.(observed.probes);
+    const conflict =
+      spec.routing.mode === 'Enforce'
+        ? await serviceConflict(this.deps.client, this.deps.owned, owner, serviceName, signal)
+        : undefined;
+    const decision = decide({
+      name,
+      namespace,
+      generation,
+      spec,
+      previous: agent.status,
+      pods: observed.observations,
+      specProblems: problems,
+      serviceConflict: conflict,
+      now: new Date(this.now()),
+    });
+    this.deps.observer?.decided?.(key, decision);
+
+    // Routing first, status after: status never claims an advertisement that is not in place.
+    if (decision.routing) {
+      const ref = decision.routing;
+      const refPod = observed.observations.find((o) => o.card?.ok && o.card.digest === ref.digest);
+      const mapped = refPod?.card?.ok
+        ? mapInterfaces(refPod.card.card, { spec, namespace, serviceName })
+        : [];
+      let card = ref.card;
+      if (card && card.changed && resolved.signingKey && this.deps.signer) {
+        card = {
+          ...card,
+          card: await this.deps.signer(card.card, resolved.signingKey),
+          signatures: 'Unchanged',
+        };
+        if (decision.status.advertised) decision.status.advertised.signatures = 'Resigned';
+      }
+      await applyRouting(
+        this.deps.client,
+        this.deps.owned,
+        owner,
+        serviceName,
+        {
+          service: buildService(owner, serviceName, spec, mapped),
+          slices: buildEndpointSlices(owner, serviceName, spec, ref.plan, ref.pods, mapped),
+          configMap: buildCardConfigMap(
+            owner,
+            card,
+            decision.status.conditions?.find((c) => c.type === 'Advertised')?.message ?? 'nothing verified',
+          ),
+        },
+        signal,
+      );
+    }
+    for (const g of decision.gates) {
+      try {
+        await patchPodConditions(
+          this.deps.client,
+          namespace,
+          g.pod,
+          [
+            {
+              type: CARD_VERIFIED_GATE,
+              status: g.status,
+              reason: g.reason,
+              message: g.message,
+              lastTransitionTime: new Date(this.now()).toISOString(),
+            },
+          ],
+          signal,
+        );
+      } catch (err) {
+        if (!isNotFound(err)) throw err; // the pod went away meanwhile: its next event reconciles again
+      }
+    }
+    await this.writeStatus(agent, decision.status, signal);
+    const regarding = { apiVersion: API_VERSION, kind: KIND, namespace, name, uid: owner.uid };
+    for (const e of decision.events) this.deps.events.record(regarding, e.type, e.reason, e.message);
+    for (const e of decision.events) log.info({ event: e.reason, type: e.type }, e.message);
+
+    if (problems.length > 0) {
+      // Stalled: nothing to probe until a person acts; look again at the probe period in case
+      // the missing object appears (Secrets are not watched: least privilege).
+      return { requeueAfterMs: spec.probe.periodSeconds * 1000 };
+    }
+    const next = observed.nextDueAt;
+    return next === undefined
+      ? { requeueAfterMs: spec.probe.periodSeconds * 1000 }
+      : { requeueAfterMs: Math.max(MIN_REQUEUE_MS, next - this.now()) };
+  };
+
+  private async writeStatus(agent: AgentObject, status: A2AAgentStatus, signal: AbortSignal): Promise<void> {
+    if (semanticEqual(withoutProbeTime(agent.status), withoutProbeTime(status))) return;
+    await applyStatus(
+      this.deps.client,
+      {
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        kind: KIND,
+        namespace: agent.metadata!.namespace!,
+        name: agent.metadata!.name!,
+      },
+      status,
+      { signal },
+    );
+    this.deps.observer?.statusWritten?.();
+  }
+}
+
+function stalledStatus(
+  previous: A2AAgentStatus | undefined,
+  generation: number | undefined,
+  message: string,
+  now: number,
+): A2AAgentStatus {
+  const t = new Date(now).toISOString();
+  const keep = (type: string, status: 'True' | 'False' | 'Unknown') => {
+    const old = previous?.conditions?.find((c) => c.type === type);
+    return old && old.status === status ? old.lastTransitionTime : t;
+  };
+  const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason: string, msg: string) => ({
+    type,
+    status,
+    reason,
+    message: msg,
+    observedGeneration: generation,
+    lastTransitionTime: keep(type, status),
+  });
+  return {
+    ...previous,
+    observedGeneration: generation,
+    conditions: [
+      cond('Ready', 'False', Reason.InvalidSpec, message),
+      cond('Reconciling', 'False', Reason.InvalidSpec, ''),
+      cond('Stalled', 'True', Reason.InvalidSpec, message),
+    ],
+  };
+}

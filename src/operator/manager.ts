@@ -1,0 +1,246 @@
+/**
+ * Wires the operator together: API client, caches, the A2AAgent controller, leader election,
+ * the health/metrics and card servers. Every replica keeps its caches warm and serves cards and
+ * health; only the leader reconciles. `run()` resolves with why the operator stopped.
+ */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { hostname } from 'node:os';
+import type { V1ConfigMap, V1EndpointSlice, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { GROUP, PLURAL, VERSION } from '../api/a2aagent.js';
+import { AgentReconciler, type AgentObject, type CardSigner } from '../controller/reconciler.js';
+import { KubeClient } from '../kube/client.js';
+import { loadKubeConfig } from '../kube/config.js';
+import { Controller, keyOf } from '../kube/controller.js';
+import { EventRecorder } from '../kube/events.js';
+import { LeaderElector } from '../kube/leader-election.js';
+import { ApiLeaseStore } from '../kube/lease-store.js';
+import { Prober } from '../probe/index.js';
+import { createCardServer } from '../routing/card-server.js';
+import { AGENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, SLICE_MANAGED_BY } from '../routing/objects.js';
+import { createHealthServer, parseListenAddress } from './health-server.js';
+import { InformerSet } from './informer-set.js';
+import { LiveProbeBackend } from './live-probe-backend.js';
+import { OperatorMetrics } from './metrics.js';
+
+export interface ManagerOptions {
+  kubeconfig?: string;
+  /** Namespaces to watch; empty for all. */
+  namespaces: string[];
+  workers: number;
+  metricsAddress: string;
+  cardsAddress: string;
+  leaderElection: boolean;
+  leaseNamespace: string;
+  leaseName: string;
+  identity?: string;
+  probeConcurrency: number;
+  log: Logger;
+  signer?: CardSigner;
+}
+
+export type StopReason = 'signal' | 'lost-lease';
+
+export class Manager {
+  readonly metrics = new OperatorMetrics();
+  readonly client: KubeClient;
+  private readonly agents: InformerSet<AgentObject>;
+  private readonly pods: InformerSet<V1Pod>;
+  private readonly services: InformerSet<V1Service>;
+  private readonly slices: InformerSet<V1EndpointSlice>;
+  private readonly configMaps: InformerSet<V1ConfigMap>;
+  private readonly prober: Prober;
+  readonly controller: Controller;
+  readonly reconciler: AgentReconciler;
+  private readonly events: EventRecorder;
+  private servers: Server[] = [];
+  private elector?: LeaderElector;
+  private readonly identity: string;
+
+  constructor(private readonly opts: ManagerOptions) {
+    const log = opts.log;
+    const kc = loadKubeConfig({ path: opts.kubeconfig });
+    this.client = new KubeClient(kc, { observer: this.metrics.requestObserver() });
+    this.identity = opts.identity ?? `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
+    const set = <T extends AgentObject | V1Pod | V1Service | V1EndpointSlice | V1ConfigMap>(
+      prefix: string,
+      plural: string,
+      labelSelector?: string,
+    ) =>
+      new InformerSet<T>({
+        client: this.client,
+        prefix,
+        plural,
+        namespaces: opts.namespaces,
+        labelSelector,
+        observer: {
+          error: (err) =>
+            log.warn({ err: String(err), resource: plural }, 'watch error; restarting with backoff'),
+        },
+      });
+    this.agents = set<AgentObject>(`/apis/${GROUP}/${VERSION}`, PLURAL);
+    this.pods = set<V1Pod>('/api/v1', 'pods');
+    this.services = set<V1Service>('/api/v1', 'services', `${MANAGED_BY_LABEL}=${MANAGED_BY}`);
+    this.slices = set<V1EndpointSlice>(
+      '/apis/discovery.k8s.io/v1',
+      'endpointslices',
+      `endpointslice.kubernetes.io/managed-by=${SLICE_MANAGED_BY}`,
+    );
+    this.configMaps = set<V1ConfigMap>('/api/v1', 'configmaps', `${MANAGED_BY_LABEL}=${MANAGED_BY}`);
+    this.prober = new Prober({ concurrency: opts.probeConcurrency });
+    this.events = new EventRecorder({
+      client: this.client,
+      reportingInstance: this.identity.slice(0, 128),
+      onError: (err) => log.warn({ err: String(err) }, 'could not record event'),
+    });
+    this.reconciler = new AgentReconciler({
+      client: this.client,
+      agents: this.agents,
+      pods: this.pods,
+      owned: { services: this.services, slices: this.slices, configMaps: this.configMaps },
+      backend: new LiveProbeBackend(this.prober, (b, s, ms) => this.metrics.probeDone(b, s, ms)),
+      events: this.events,
+      log,
+      signer: opts.signer,
+      observer: { decided: (key, d) => this.metrics.agentDecided(key, d) },
+    });
+    this.controller = new Controller({
+      name: 'a2aagent',
+      reconcile: this.reconciler.reconcile,
+      workers: opts.workers,
+      observer: this.metrics.controllerObserver((key, err, terminal) =>
+        log.error(
+          { agent: key, terminal, err: err instanceof Error ? err.message : String(err) },
+          'reconcile failed',
+        ),
+      ),
+    });
+    const enqueue = (obj: AgentObject) => this.controller.enqueue(keyOf(obj));
+    this.agents.addHandlers({
+      onAdd: enqueue,
+      onUpdate: (_o, n) => enqueue(n),
+      onDelete: (o) => {
+        this.metrics.agentRemoved(keyOf(o));
+        enqueue(o);
+      },
+    });
+    const podChanged = (p: V1Pod) => {
+      for (const key of this.reconciler.agentsForPod(p)) this.controller.enqueue(key);
+    };
+    this.pods.addHandlers({
+      onAdd: podChanged,
+      onUpdate: (o, n) => (podChanged(o), podChanged(n)),
+      onDelete: podChanged,
+    });
+    // A competing writer changing what we own: reconcile the owner, which restores it.
+    const ownerChanged = (o: {
+      metadata?: {
+        namespace?: string;
+        labels?: Record<string, string>;
+        ownerReferences?: { kind: string; name: string }[];
+      };
+    }) => {
+      const ref = o.metadata?.ownerReferences?.find((r) => r.kind === 'A2AAgent');
+      const name = ref?.name ?? o.metadata?.labels?.[AGENT_LABEL];
+      if (name && o.metadata?.namespace) this.controller.enqueue(`${o.metadata.namespace}/${name}`);
+    };
+    for (const s of [this.services, this.slices, this.configMaps] as InformerSet<V1Service>[]) {
+      s.addHandlers({ onAdd: ownerChanged, onUpdate: (_o, n) => ownerChanged(n), onDelete: ownerChanged });
+    }
+  }
+
+  private synced(): boolean {
+    return [this.agents, this.pods, this.services, this.slices, this.configMaps].every((s) => s.hasSynced());
+  }
+
+  private async listen(server: Server, address: string, what: string): Promise<void> {
+    const { host, port } = parseListenAddress(address);
+    server.listen(port, host);
+    await once(server, 'listening');
+    const a = server.address();
+    this.opts.log.info(
+      { address: typeof a === 'object' && a ? `${a.address}:${a.port}` : address },
+      `${what} listening`,
+    );
+  }
+
+  /** Runs until `signal` aborts (graceful stop) or the lease is lost. */
+  async run(signal: AbortSignal): Promise<StopReason> {
+    const log = this.opts.log;
+    const health = createHealthServer({
+      registry: this.metrics.registry,
+      ready: () =>
+        this.synced() ? { ok: true, detail: 'caches synced' } : { ok: false, detail: 'caches not synced' },
+    });
+    const cards = createCardServer({
+      agents: this.agents,
+      configMaps: this.configMaps,
+      ready: () => this.synced(),
+    });
+    this.servers = [health, cards];
+    await this.listen(health, this.opts.metricsAddress, 'health and metrics server');
+    await this.listen(cards, this.opts.cardsAddress, 'card server');
+    for (const s of [this.agents, this.pods, this.services, this.slices, this.configMaps]) s.start();
+    await Promise.all(
+      [this.agents, this.pods, this.services, this.slices, this.configMaps].map((s) => s.waitForSync()),
+    );
+    log.info({ namespaces: this.opts.namespaces.length ? this.opts.namespaces : 'all' }, 'caches synced');
+
+    let reason: StopReason = 'signal';
+    if (!this.opts.leaderElection) {
+      this.controller.start();
+      await new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+    } else {
+      const lost = new AbortController();
+      this.elector = new LeaderElector({
+        lock: new ApiLeaseStore(this.client, this.opts.leaseNamespace, this.opts.leaseName),
+        identity: this.identity,
+        onStartedLeading: () => {
+          log.info({ identity: this.identity }, 'became leader; reconciling');
+          this.controller.start();
+        },
+        onStoppedLeading: () => {
+          if (!signal.aborted) {
+            reason = 'lost-lease';
+            log.error(
+              { identity: this.identity },
+              'lost the lease; exiting so no two replicas reconcile at once',
+            );
+          }
+          lost.abort();
+        },
+        onNewLeader: (id) => log.info({ leader: id }, 'leader observed'),
+        onError: (err) => log.warn({ err: String(err) }, 'leader election request failed'),
+      });
+      // The elector gets its own signal: on SIGTERM the lease is released only after in-flight
+      // reconciles finished, so the standby never overlaps with them.
+      const stopElection = new AbortController();
+      const electing = this.elector.run(stopElection.signal);
+      const stopped = new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      await Promise.race([stopped, once(lost.signal, 'abort')]);
+      if (reason === 'signal') {
+        await this.controller.stop({ abortAfterMs: 20_000 });
+        stopElection.abort();
+      }
+      await electing;
+    }
+    await this.shutdown();
+    return reason;
+  }
+
+  private async shutdown(): Promise<void> {
+    await this.controller.stop({ abortAfterMs: 20_000 });
+    await this.events.flush();
+    await Promise.all(
+      [this.agents, this.pods, this.services, this.slices, this.configMaps].map((s) => s.stop()),
+    );
+    await this.prober.close();
+    for (const s of this.servers) s.close();
+    await Promise.all(this.servers.map((s) => (s.listening ? once(s, 'close') : undefined)));
+  }
+}

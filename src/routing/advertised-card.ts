@@ -1,0 +1,63 @@
+/**
+ * The card clients are told about: the pods' card with every unverified interface removed,
+ * order kept (the owner's preference survives), v0.3 fields made to agree with what is served,
+ * and signatures removed when the content changed (a signature over the original no longer
+ * holds; see signing.ts for re-signing).
+ */
+import { canonicalBinding, canonicalJson, type CardInterface, type ParsedCard } from '../card/index.js';
+import { interfaceKey } from '../controller/observed.js';
+
+export type SignatureFate = 'Unchanged' | 'Removed' | 'None';
+
+export interface AdvertisedCard {
+  card: Record<string, unknown>;
+  changed: boolean;
+  signatures: SignatureFate;
+}
+
+function rewriteLegacy(out: Record<string, unknown>, kept: CardInterface[], preferV03: boolean): void {
+  const primary = (preferV03 && kept.find((i) => i.protocolVersion === '0.3')) || kept[0];
+  if (!primary) return;
+  out.url = primary.url;
+  out.preferredTransport = primary.protocolBinding;
+  if (Array.isArray(out.additionalInterfaces)) {
+    const served = new Set(kept.map((i) => `${i.url}|${i.protocolBinding}`));
+    out.additionalInterfaces = out.additionalInterfaces.filter((entry: unknown) => {
+      if (typeof entry !== 'object' || entry === null) return false;
+      const e = entry as { url?: unknown; transport?: unknown };
+      return typeof e.url === 'string' && typeof e.transport === 'string'
+        ? served.has(`${e.url}|${canonicalBinding(e.transport)}`)
+        : false;
+    });
+  }
+}
+
+/** undefined when nothing is advertised: there is no truthful card to publish. */
+export function advertisedCard(
+  card: ParsedCard,
+  advertised: ReadonlySet<string>,
+): AdvertisedCard | undefined {
+  const kept = card.interfaces.filter((i) => advertised.has(interfaceKey(i)));
+  if (kept.length === 0) return undefined;
+  const out = structuredClone(card.raw);
+  if (card.shape !== 'v0.3' && Array.isArray(out.supportedInterfaces)) {
+    const list = out.supportedInterfaces as unknown[];
+    out.supportedInterfaces = list.filter((_, i) => {
+      const parsed = card.interfaces[i];
+      return parsed !== undefined && advertised.has(interfaceKey(parsed));
+    });
+  }
+  if (card.shape !== 'v1.0') rewriteLegacy(out, kept, card.shape === 'hybrid');
+  const original = { ...card.raw };
+  delete original.signatures;
+  const candidate = { ...out };
+  delete candidate.signatures;
+  const changed = canonicalJson(candidate) !== canonicalJson(original);
+  const hadSignatures = Array.isArray(card.raw.signatures) && card.raw.signatures.length > 0;
+  if (changed && hadSignatures) delete out.signatures;
+  return {
+    card: out,
+    changed,
+    signatures: !hadSignatures ? 'None' : changed ? 'Removed' : 'Unchanged',
+  };
+}

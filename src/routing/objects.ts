@@ -1,0 +1,151 @@
+/**
+ * The objects Enforce mode owns, built from a routing decision: a selector-less Service, one
+ * EndpointSlice per port (per resolved pod port number when a named targetPort differs
+ * between pods), and the advertised-card ConfigMap. Pure builders; apply lives in the
+ * controller.
+ */
+import type { V1ConfigMap, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import type { A2AAgentSpec } from '../api/a2aagent.js';
+import { API_VERSION, KIND } from '../api/a2aagent.js';
+import type { MappedInterface } from '../controller/interface-map.js';
+import type { PodObservation } from '../controller/observed.js';
+import { podPort } from '../controller/port-mapping.js';
+import type { AdvertisedCard } from './advertised-card.js';
+import type { RoutingPlan } from './plan.js';
+
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'a2a-operator';
+export const AGENT_LABEL = 'a2a.dev/agent';
+// A label value cannot contain '/', so not the 'a2a.dev/operator' DESIGN names; this is the closest valid form.
+export const SLICE_MANAGED_BY = 'operator.a2a.dev';
+export const CARD_KEY = 'agent-card.json';
+export const UNAVAILABLE_ANNOTATION = 'a2a.dev/unavailable';
+
+export interface Owner {
+  name: string;
+  namespace: string;
+  uid: string;
+}
+
+export function ownerReference(owner: Owner) {
+  return { apiVersion: API_VERSION, kind: KIND, name: owner.name, uid: owner.uid, controller: true };
+}
+
+function meta(owner: Owner, name: string, labels: Record<string, string> = {}) {
+  return {
+    name,
+    namespace: owner.namespace,
+    labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [AGENT_LABEL]: owner.name, ...labels },
+    ownerReferences: [ownerReference(owner)],
+  };
+}
+
+/** appProtocol from the bindings a port carries (the card's declared interfaces on it). */
+export function appProtocolFor(mapped: readonly MappedInterface[], portName: string): string | undefined {
+  const on = mapped.filter(
+    (m): m is Extract<MappedInterface, { mapped: true }> => m.mapped && m.port.name === portName,
+  );
+  const grpc = on.find((m) => m.iface.protocolBinding === 'GRPC');
+  if (grpc) return grpc.endpoint.tls ? 'grpc' : 'kubernetes.io/h2c';
+  const http = on[0];
+  if (http) return http.endpoint.tls ? 'https' : 'http';
+  return undefined;
+}
+
+export function buildService(
+  owner: Owner,
+  serviceName: string,
+  spec: A2AAgentSpec,
+  mapped: readonly MappedInterface[],
+): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: meta(owner, serviceName),
+    spec: {
+      type: 'ClusterIP',
+      ports: spec.ports.map((p) => {
+        const appProtocol = appProtocolFor(mapped, p.name);
+        return {
+          name: p.name,
+          port: p.port,
+          protocol: 'TCP',
+          targetPort: p.targetPort ?? p.port,
+          ...(appProtocol ? { appProtocol } : {}),
+        };
+      }),
+    },
+  };
+}
+
+export function buildEndpointSlices(
+  owner: Owner,
+  serviceName: string,
+  spec: A2AAgentSpec,
+  plan: RoutingPlan,
+  pods: readonly PodObservation[],
+  mapped: readonly MappedInterface[],
+): V1EndpointSlice[] {
+  const byUid = new Map(pods.map((p) => [p.pod.uid, p.pod]));
+  const slices: V1EndpointSlice[] = [];
+  for (const port of spec.ports) {
+    const uids = plan.endpoints.get(port.name) ?? [];
+    const groups = new Map<number, typeof uids>();
+    for (const uid of uids) {
+      const pod = byUid.get(uid);
+      const n = pod && podPort(port, pod);
+      if (!pod?.ip || n === undefined || pod.ip.includes(':')) continue;
+      groups.set(n, [...(groups.get(n) ?? []), uid]);
+    }
+    const fixed =
+      typeof (port.targetPort ?? port.port) === 'number'
+        ? ((port.targetPort ?? port.port) as number)
+        : undefined;
+    if (groups.size === 0) groups.set(fixed ?? port.port, []);
+    const appProtocol = appProtocolFor(mapped, port.name);
+    for (const [number, list] of [...groups.entries()].sort((a, b) => a[0] - b[0])) {
+      const name =
+        groups.size === 1 ? `${serviceName}-${port.name}` : `${serviceName}-${port.name}-${number}`;
+      slices.push({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: meta(owner, name, {
+          'kubernetes.io/service-name': serviceName,
+          'endpointslice.kubernetes.io/managed-by': SLICE_MANAGED_BY,
+        }),
+        addressType: 'IPv4',
+        ports: [{ name: port.name, port: number, protocol: 'TCP', ...(appProtocol ? { appProtocol } : {}) }],
+        endpoints: list.map((uid) => {
+          const pod = byUid.get(uid)!;
+          return {
+            addresses: [pod.ip!],
+            conditions: { ready: true, serving: true, terminating: false },
+            targetRef: { kind: 'Pod', namespace: owner.namespace, name: pod.name, uid: pod.uid },
+            ...(pod.nodeName ? { nodeName: pod.nodeName } : {}),
+          };
+        }),
+      });
+    }
+  }
+  return slices;
+}
+
+export function cardConfigMapName(agentName: string): string {
+  return `${agentName}-agent-card`;
+}
+
+export function buildCardConfigMap(
+  owner: Owner,
+  card: AdvertisedCard | undefined,
+  unavailable: string,
+): V1ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      ...meta(owner, cardConfigMapName(owner.name)),
+      annotations: card ? {} : { [UNAVAILABLE_ANNOTATION]: unavailable },
+    },
+    data: card ? { [CARD_KEY]: `${JSON.stringify(card.card, null, 2)}\n` } : {},
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * A real A2A agent (test/agents, built from the official SDK) running as a "pod": its own
+ * network namespace and address, plus the matching Pod object with status set. The agent's
+ * control endpoint flips failure modes at runtime (stop gRPC, change the card, …).
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'node:http';
+import type { AgentConfig, AgentPorts } from '../agents/agent-config.js';
+import { REPO_ROOT } from './binaries.js';
+import type { Cluster } from './cluster.js';
+import { PodHost } from './podhost.js';
+import { createPod, deletePod } from './pods.js';
+
+export interface AgentPod {
+  name: string;
+  namespace: string;
+  ip: string;
+  host: PodHost;
+  ports: AgentPorts;
+  logFile: string;
+  /** POST to the agent's control endpoint (see test/agents/control-server.ts). */
+  control(path: string, body: unknown): Promise<unknown>;
+  state(): Promise<{ seen: unknown[]; connections: Record<string, number> }>;
+  /** Stops the agent process and removes the namespace (the Pod object stays). */
+  stopProcess(): Promise<void>;
+  destroy(deletePodObject?: boolean): Promise<void>;
+}
+
+export interface AgentPodOptions {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  config: AgentConfig;
+  containerPorts?: { name?: string; containerPort: number }[];
+  ready?: boolean;
+  readinessGates?: string[];
+}
+
+function httpJson(method: string, url: string, body?: unknown): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method, timeout: 5000, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => {
+          try {
+            resolve(text ? JSON.parse(text) : undefined);
+          } catch {
+            resolve(text);
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+async function waitReady(logFile: string, tail: () => string): Promise<AgentPorts> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const text = readFileSync(logFile, 'utf8');
+    const line = text.split('\n').find((l) => l.startsWith('READY '));
+    if (line) return (JSON.parse(line.slice('READY '.length)) as { ports: AgentPorts }).ports;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`agent did not become ready:\n${tail()}`);
+}
+
+/** Starts the agent inside a fresh pod host, then creates its Pod (Running, Ready, with its IP). */
+export async function startAgentPod(cluster: Cluster, opts: AgentPodOptions): Promise<AgentPod> {
+  const host = PodHost.create();
+  const logFile = join(mkdtempSync(join(tmpdir(), `a2a-agent-${opts.name}-`)), 'agent.log');
+  const config: AgentConfig = { control: { port: 7070 }, ...opts.config, host: host.ip };
+  const proc = host.exec(
+    process.execPath,
+    ['--import', 'tsx', join(REPO_ROOT, 'test/agents/agent-server.ts'), JSON.stringify(config)],
+    logFile,
+  );
+  let ports: AgentPorts;
+  try {
+    ports = await waitReady(logFile, () => proc.tail());
+  } catch (err) {
+    await host.destroy();
+    throw err;
+  }
+  await createPod(cluster, {
+    namespace: opts.namespace,
+    name: opts.name,
+    labels: opts.labels,
+    ip: host.ip,
+    containerPorts: opts.containerPorts,
+    ready: opts.ready ?? true,
+    readinessGates: opts.readinessGates,
+  });
+  const controlUrl = `http://${host.ip}:${ports.control}`;
+  return {
+    name: opts.name,
+    namespace: opts.namespace,
+    ip: host.ip,
+    host,
+    ports,
+    logFile,
+    control: (path, body) => httpJson('POST', `${controlUrl}${path}`, body),
+    state: async () =>
+      (await httpJson('GET', `${controlUrl}/state`)) as {
+        seen: unknown[];
+        connections: Record<string, number>;
+      },
+    stopProcess: async () => {
+      await proc.stop('SIGTERM', 3000);
+    },
+    destroy: async (deletePodObject = true) => {
+      await host.destroy();
+      if (deletePodObject) await deletePod(cluster, opts.namespace, opts.name).catch(() => undefined);
+    },
+  };
+}

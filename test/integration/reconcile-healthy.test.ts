@@ -1,0 +1,104 @@
+// A healthy agent serving all three bindings reaches Ready=True; kubectl wait returns for it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { stringify } from 'yaml';
+import { useCluster, type Cluster } from '../harness/cluster.js';
+import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { condition, waitAgent } from '../harness/wait.js';
+
+let cluster: Cluster;
+let ns: string;
+let operator: OperatorProcess;
+const pods: AgentPod[] = [];
+
+function healthyConfig(svc: string) {
+  return {
+    http: { port: 8080 },
+    grpc: { port: 9090 },
+    interfaces: [
+      { url: `http://${svc}:8080/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `http://${svc}:8080/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: `http://${svc}:9090`, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+    ],
+  };
+}
+
+before(async () => {
+  cluster = await useCluster();
+  ns = await cluster.createNamespace('healthy');
+  const svc = `weather.${ns}.svc`;
+  for (const i of [0, 1, 2]) {
+    pods.push(
+      await startAgentPod(cluster, {
+        namespace: ns,
+        name: `weather-${i}`,
+        labels: { app: 'weather' },
+        config: healthyConfig(svc),
+      }),
+    );
+  }
+  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
+  await operator.waitReady();
+});
+
+after(async () => {
+  await operator?.stop();
+  await Promise.all(pods.map((p) => p.destroy()));
+});
+
+describe('healthy three-binding agent', () => {
+  test('reaches Ready=True with every interface verified on every pod', async () => {
+    const agent = {
+      apiVersion: 'a2a.dev/v1alpha1',
+      kind: 'A2AAgent',
+      metadata: { name: 'weather', namespace: ns },
+      spec: {
+        selector: { matchLabels: { app: 'weather' } },
+        ports: [
+          { name: 'http', port: 8080 },
+          { name: 'grpc', port: 9090 },
+        ],
+        card: { port: 'http' },
+        probe: { periodSeconds: 5, timeoutSeconds: 2 },
+      },
+    };
+    const applied = await cluster.kubectl(['apply', '-f', '-'], { input: stringify(agent) });
+    assert.equal(applied.code, 0, applied.stderr);
+    const wait = await cluster.kubectl([
+      'wait',
+      '--for=condition=Ready',
+      '--timeout=60s',
+      '-n',
+      ns,
+      'a2a/weather',
+    ]);
+    assert.equal(wait.code, 0, `${wait.stderr}\n${operator.proc.tail(30)}`);
+    const a = await waitAgent(
+      cluster,
+      ns,
+      'weather',
+      'Ready',
+      (x) => condition(x, 'Ready')?.status === 'True',
+    );
+    assert.equal(a.status?.verified, '3/3');
+    assert.equal(a.status?.card?.podsConsistent, '3/3');
+    assert.equal(a.status?.card?.shape, 'v1.0');
+    assert.deepEqual(
+      a.status?.interfaces?.map((i) => [i.protocolBinding, i.state, i.verifiedPods, i.advertised]),
+      [
+        ['JSONRPC', 'Verified', '3/3', true],
+        ['HTTP+JSON', 'Verified', '3/3', true],
+        ['GRPC', 'Verified', '3/3', true],
+      ],
+    );
+    for (const t of ['CardValid', 'InterfacesVerified', 'PodsConsistent', 'Advertised']) {
+      assert.equal(condition(a, t)?.status, 'True', `${t}: ${JSON.stringify(condition(a, t))}`);
+    }
+    assert.equal(condition(a, 'Reconciling')?.status, 'False');
+    assert.equal(condition(a, 'Stalled')?.status, 'False');
+    for (const c of a.status?.conditions ?? []) assert.equal(c.observedGeneration, a.metadata.generation);
+    const get = await cluster.kubectl(['get', 'a2a', 'weather', '-n', ns]);
+    assert.match(get.stdout, /weather\s+True\s+Succeeded\s+3\/3\s+JSONRPC\s+3\/3/);
+  });
+});
