@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { InterfaceState } from '../../src/api/conditions.js';
+import {
+  jitteredPeriod,
+  recordProbe,
+  staticVerdict,
+  type ProbeOutcome,
+  type ProbeRecord,
+  type ProbeTiming,
+} from '../../src/controller/probe-memory.js';
+import { prng } from './reconcile-fixtures.js';
+
+const ok: ProbeOutcome = {
+  state: InterfaceState.Verified,
+  reason: 'TaskNotFound',
+  message: 'JSON-RPC -32001',
+};
+const bad = (state: InterfaceState = InterfaceState.WrongBinding, message = 'HTTP 415'): ProbeOutcome => ({
+  state,
+  reason: state,
+  message,
+});
+
+const PERIOD = 30_000;
+const timing = (t: Partial<ProbeTiming> = {}): ProbeTiming => ({
+  periodMs: PERIOD,
+  failureThreshold: 3,
+  random: () => 0.5,
+  ...t,
+});
+
+/** Feeds outcomes one per `step` ms; returns every record. */
+function run(outcomes: ProbeOutcome[], t: ProbeTiming, start?: ProbeRecord): ProbeRecord[] {
+  const out: ProbeRecord[] = [];
+  let prev = start;
+  let now = 1_000_000;
+  for (const o of outcomes) {
+    prev = recordProbe(prev, o, now, t);
+    out.push(prev);
+    now = prev.dueAt;
+  }
+  return out;
+}
+
+describe('recordProbe: failure-threshold hysteresis', () => {
+  it('first success: Verified, no failures, not confirmed, next probe one (jittered) period away', () => {
+    const r = recordProbe(undefined, ok, 1000, timing());
+    assert.deepEqual(r.verdict, { ...ok, failures: 0, confirmed: false });
+    assert.equal(r.probedAt, 1000);
+    assert.equal(r.dueAt, 1000 + PERIOD);
+  });
+
+  it('a verified interface stays Verified with pendingFailure until failureThreshold failures, then flips', () => {
+    const [v, f1, f2, f3] = run([ok, bad(), bad(InterfaceState.Timeout, 'no answer in 3s'), bad()], timing());
+    assert.equal(v!.verdict.state, InterfaceState.Verified);
+    for (const [i, r] of [f1!, f2!].entries()) {
+      assert.equal(r.verdict.state, InterfaceState.Verified, `failure ${i + 1} keeps Verified`);
+      assert.equal(r.verdict.failures, i + 1);
+      assert.equal(r.verdict.confirmed, false);
+      assert.equal(r.verdict.reason, ok.reason, 'the verified evidence is kept');
+    }
+    assert.deepEqual(f1!.verdict.pendingFailure, { state: InterfaceState.WrongBinding, message: 'HTTP 415' });
+    assert.deepEqual(f2!.verdict.pendingFailure, {
+      state: InterfaceState.Timeout,
+      message: 'no answer in 3s',
+    });
+    assert.deepEqual(f3!.verdict, { ...bad(), failures: 3, confirmed: true });
+    assert.equal(f3!.verdict.pendingFailure, undefined);
+  });
+
+  for (const threshold of [1, 2, 3, 5]) {
+    it(`failureThreshold ${threshold}: flips on exactly the ${threshold}th consecutive failure`, () => {
+      const records = run(
+        [ok, ...Array.from({ length: threshold + 1 }, () => bad())],
+        timing({ failureThreshold: threshold }),
+      );
+      const states = records.slice(1).map((r) => `${r.verdict.state}/${r.verdict.confirmed}`);
+      const expected = [
+        ...Array.from({ length: threshold - 1 }, () => 'Verified/false'),
+        'WrongBinding/true',
+        'WrongBinding/true',
+      ];
+      assert.deepEqual(states, expected);
+    });
+  }
+
+  it('a success in between resets the count: a flap of one probe withdraws nothing', () => {
+    const records = run([ok, bad(), bad(), ok, bad(), bad(), ok], timing());
+    assert.ok(records.every((r) => r.verdict.state === InterfaceState.Verified));
+    assert.deepEqual(
+      records.map((r) => r.verdict.failures),
+      [0, 1, 2, 0, 1, 2, 0],
+    );
+    assert.equal(records[3]!.verdict.pendingFailure, undefined, 'success clears pendingFailure');
+    assert.equal(records[6]!.verdict.pendingFailure, undefined);
+  });
+
+  it('a never-verified interface is reported failing at once, unconfirmed, and confirmed at the threshold', () => {
+    const records = run([bad(), bad(), bad(), bad()], timing());
+    assert.deepEqual(
+      records.map((r) => [r.verdict.state, r.verdict.failures, r.verdict.confirmed]),
+      [
+        ['WrongBinding', 1, false],
+        ['WrongBinding', 2, false],
+        ['WrongBinding', 3, true],
+        ['WrongBinding', 4, true],
+      ],
+    );
+    assert.ok(records.every((r) => r.verdict.pendingFailure === undefined));
+  });
+
+  it('a confirmed failure followed by one success is Verified again at once (fresh verification)', () => {
+    const records = run([bad(), bad(), bad(), ok], timing());
+    assert.deepEqual(records[3]!.verdict, { ...ok, failures: 0, confirmed: false });
+  });
+
+  it('fast reprobe delays double from 1s, stay below the period, and the confirmed failure goes back to the period', () => {
+    const t = timing({ failureThreshold: 10 });
+    const records = run([ok, ...Array.from({ length: 10 }, () => bad())], t);
+    const delays = records.map((r) => r.dueAt - r.probedAt);
+    assert.equal(delays[0], PERIOD);
+    const fast = delays.slice(1, 10);
+    assert.deepEqual(fast.slice(0, 4), [1000, 2000, 4000, 8000]);
+    for (let i = 1; i < fast.length; i++)
+      assert.ok(fast[i]! >= fast[i - 1]!, `non-decreasing: ${fast.join(',')}`);
+    assert.ok(
+      fast.every((d) => d < PERIOD),
+      `below the period: ${fast.join(',')}`,
+    );
+    assert.equal(delays[10], PERIOD, 'confirmed: back to the period');
+  });
+
+  it('the confirmation window is well under failureThreshold whole periods (threshold 2: ~1s)', () => {
+    const records = run([ok, bad(), bad()], timing({ failureThreshold: 2 }));
+    const window = records[2]!.probedAt - records[1]!.probedAt;
+    assert.equal(window, 1000);
+  });
+
+  it('fastMs is honoured', () => {
+    const records = run([bad(), bad()], timing({ fastMs: 250 }));
+    assert.deepEqual(
+      records.map((r) => r.dueAt - r.probedAt),
+      [250, 500],
+    );
+  });
+
+  it('short periods: the fast delay never exceeds the period', () => {
+    for (const periodMs of [1000, 2000, 5000]) {
+      const records = run(
+        Array.from({ length: 8 }, () => bad()),
+        timing({ periodMs, failureThreshold: 100 }),
+      );
+      for (const r of records)
+        assert.ok(r.dueAt - r.probedAt <= periodMs, `period ${periodMs}: ${r.dueAt - r.probedAt}`);
+    }
+  });
+
+  it('does not mutate the previous record', () => {
+    const prev = recordProbe(undefined, ok, 0, timing());
+    const snapshot = structuredClone(prev);
+    recordProbe(prev, bad(), 10, timing());
+    assert.deepEqual(prev, snapshot);
+  });
+});
+
+describe('jitteredPeriod', () => {
+  it('random 0 → 0.9×, 0.5 → 1×, just below 1 → 1.1×', () => {
+    assert.equal(
+      jitteredPeriod(30_000, () => 0),
+      27_000,
+    );
+    assert.equal(
+      jitteredPeriod(30_000, () => 0.5),
+      30_000,
+    );
+    assert.equal(
+      jitteredPeriod(30_000, () => 0.999999),
+      33_000,
+    );
+  });
+
+  it('verified → next probe within ±10% of the period over many seeded draws, and actually spread', () => {
+    const random = prng(42);
+    const seen: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const r = recordProbe(undefined, ok, 0, { periodMs: PERIOD, failureThreshold: 2, random });
+      assert.ok(r.dueAt >= 27_000 && r.dueAt <= 33_000, `${r.dueAt}`);
+      seen.push(r.dueAt);
+    }
+    assert.ok(Math.min(...seen) < 27_600 && Math.max(...seen) > 32_400, 'jitter covers the range');
+  });
+});
+
+describe('staticVerdict', () => {
+  it('is confirmed with no failures: nothing to probe', () => {
+    assert.deepEqual(staticVerdict(InterfaceState.Unmapped, 'Unmapped', 'port 1234 is not in spec.ports'), {
+      state: 'Unmapped',
+      reason: 'Unmapped',
+      message: 'port 1234 is not in spec.ports',
+      failures: 0,
+      confirmed: true,
+    });
+  });
+});
