@@ -6,6 +6,7 @@
 import { Client, type Dispatcher } from 'undici';
 import { CardReason } from '../api/conditions.js';
 import { readBounded } from './bounded-body.js';
+import { withDeadline } from './deadline.js';
 import { hostPort } from './dial-target.js';
 import { MAX_HEADER_BYTES } from './http-pools.js';
 import { checkIdentityFor, isIpLiteral, type TlsSettings } from './tls-settings.js';
@@ -106,14 +107,17 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
     };
     if (opts.etag) headers['if-none-match'] = opts.etag;
     if (opts.bearerToken) headers.authorization = `Bearer ${opts.bearerToken}`;
-    const res = await dispatcher.request({
-      method: 'GET',
-      path: opts.path,
-      headers,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      signal: AbortSignal.any(signals),
-    });
+    const res = await withDeadline(
+      dispatcher.request({
+        method: 'GET',
+        path: opts.path,
+        headers,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+        signal: AbortSignal.any(signals),
+      }),
+      opts.timeoutMs + 50,
+    );
     const etag = header(res.headers.etag);
     const contentType = header(res.headers['content-type']);
     if (res.statusCode === 304 && opts.etag) {

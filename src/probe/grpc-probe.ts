@@ -34,6 +34,8 @@ export interface GrpcProbeOutcome {
   verdict: Verdict;
   /** The channel failed at the transport level and should be replaced. */
   transportFailed: boolean;
+  /** The connection broke (UNAVAILABLE, CANCELLED): worth one more try on a fresh channel. */
+  retryable: boolean;
 }
 
 function isGrpcContentType(md: Metadata | undefined): boolean {
@@ -83,7 +85,8 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
     );
   });
   const evidence = { request: method, grpcCode: result.code, grpcCodeName: grpcCodeName(result.code) };
-  if (result.code === GrpcStatus.UNAVAILABLE) {
+  // grpc-js reports a transport failure as UNAVAILABLE, and a connection lost mid-call as CANCELLED.
+  if (result.code === GrpcStatus.UNAVAILABLE || result.code === GrpcStatus.CANCELLED) {
     const verdict = await diagnoseGrpcTransport({
       target: input.target,
       tls: endpoint.tls,
@@ -94,7 +97,7 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
       evidence,
       grpcDetails: result.details,
     });
-    return { verdict, transportFailed: true };
+    return { verdict, transportFailed: true, retryable: true };
   }
   const verdict = classifyGrpc(
     {
@@ -111,5 +114,5 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
       timeoutMs: input.timeoutMs,
     },
   );
-  return { verdict, transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED };
+  return { verdict, transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED, retryable: false };
 }

@@ -4,6 +4,7 @@ import { ProtocolBinding } from '../card/bindings.js';
 import type { CardInterface } from '../card/parsed-card.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
 import { readBounded } from './bounded-body.js';
+import { withDeadline } from './deadline.js';
 import { classifyJsonRpc } from './classify-jsonrpc.js';
 import { classifyRest } from './classify-rest.js';
 import type { HttpProbeContext } from './http-answer.js';
@@ -49,22 +50,21 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
     bearerSent: !!input.bearerToken,
   };
   try {
-    const res = await input.dispatcher.request({
-      method,
-      path,
-      headers,
-      body: jsonRpc ? jsonRpcGetTaskBody(iface.protocolVersion, input.taskId, iface.tenant) : undefined,
-      headersTimeout: input.timeoutMs,
-      bodyTimeout: input.timeoutMs,
-      signal: AbortSignal.timeout(input.timeoutMs),
-    });
-    const { body } = await readBounded(res.body, MAX_PROBE_BODY_BYTES);
-    const ct = res.headers['content-type'];
-    const answer = {
-      status: res.statusCode,
-      contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''),
-      body,
+    const exchange = async () => {
+      const res = await input.dispatcher.request({
+        method,
+        path,
+        headers,
+        body: jsonRpc ? jsonRpcGetTaskBody(iface.protocolVersion, input.taskId, iface.tenant) : undefined,
+        headersTimeout: input.timeoutMs,
+        bodyTimeout: input.timeoutMs,
+        signal: AbortSignal.timeout(input.timeoutMs),
+      });
+      const { body } = await readBounded(res.body, MAX_PROBE_BODY_BYTES);
+      const ct = res.headers['content-type'];
+      return { status: res.statusCode, contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''), body };
     };
+    const answer = await withDeadline(exchange(), input.timeoutMs + 50);
     return jsonRpc ? classifyJsonRpc(answer, ctx) : classifyRest(answer, ctx);
   } catch (err) {
     return classifyTransportFailure(err, {

@@ -56,21 +56,40 @@ export class Prober {
     return { ...v, durationMs: Math.round((performance.now() - started) * 10) / 10 };
   }
 
+  /**
+   * A pooled connection may have died since its last use (pod restarted on the same address):
+   * a transport failure is retried once on a fresh connection before it is reported.
+   */
   private async classify(target: DialTarget, iface: CardInterface, opts: ProbeOptions): Promise<Verdict> {
+    const first = await this.attempt(target, iface, opts);
+    if (!first.retryable) return first.verdict;
+    return (await this.attempt(target, iface, opts)).verdict;
+  }
+
+  private async attempt(
+    target: DialTarget,
+    iface: CardInterface,
+    opts: ProbeOptions,
+  ): Promise<{ verdict: Verdict; retryable: boolean }> {
+    const final = (v: Verdict) => ({ verdict: v, retryable: false });
     const what = `${iface.protocolBinding} v${iface.protocolVersion} ${redactUrl(iface.url)} (dialled ${hostPort(target.address, target.port)})`;
     if (!isKnownBinding(iface.protocolBinding) || !isKnownVersion(iface.protocolVersion)) {
-      return verdict(
-        InterfaceState.Ineligible,
-        `${what}: binding or version not probeable (JSONRPC, HTTP+JSON, GRPC at 1.0 or 0.3); not dialled`,
-        {},
+      return final(
+        verdict(
+          InterfaceState.Ineligible,
+          `${what}: binding or version not probeable (JSONRPC, HTTP+JSON, GRPC at 1.0 or 0.3); not dialled`,
+          {},
+        ),
       );
     }
     const endpoint = interfaceEndpoint(iface.url, iface.protocolBinding);
     if (isEndpointViolation(endpoint)) {
-      return verdict(
-        InterfaceState.Ineligible,
-        `${iface.protocolBinding} ${redactUrl(iface.url)}: ${endpoint.message}; not dialled`,
-        {},
+      return final(
+        verdict(
+          InterfaceState.Ineligible,
+          `${iface.protocolBinding} ${redactUrl(iface.url)}: ${endpoint.message}; not dialled`,
+          {},
+        ),
       );
     }
     const taskId = randomUUID();
@@ -96,9 +115,9 @@ export class Prober {
         }),
       );
       if (outcome.transportFailed) await this.channels.evict(key);
-      return outcome.verdict;
+      return { verdict: outcome.verdict, retryable: outcome.retryable };
     }
-    return this.pools.use(
+    const v = await this.pools.use(
       { target, tls: endpoint.tls, urlHost: endpoint.host, tlsSettings: opts.tls },
       (dispatcher) =>
         probeHttpBinding({
@@ -111,6 +130,7 @@ export class Prober {
           what,
         }),
     );
+    return { verdict: v, retryable: v.state === InterfaceState.Unreachable };
   }
 
   async close(): Promise<void> {

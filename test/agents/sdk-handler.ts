@@ -38,9 +38,11 @@ export class RecordingRequestHandler extends DefaultRequestHandler {
   }
 
   override async getTask(params: GetTaskRequest, context: ServerCallContext) {
-    this.seen.push({ tenant: params.tenant ?? '', id: params.id });
-    if (this.requireTenant !== undefined && (params.tenant ?? '') !== this.requireTenant) {
-      throw new UnsupportedOperationError(`tenant ${JSON.stringify(params.tenant)} is not served here`);
+    // JSON-RPC and gRPC carry the tenant in the request; the REST handler puts the path's tenant in the context.
+    const tenant = params.tenant || context.tenant || '';
+    this.seen.push({ tenant, id: params.id });
+    if (this.requireTenant !== undefined && tenant !== this.requireTenant) {
+      throw new UnsupportedOperationError(`tenant ${JSON.stringify(tenant)} is not served here`);
     }
     return super.getTask(params, context);
   }

@@ -6,6 +6,7 @@
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as NetServer } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { AgentInterface } from '@a2a-js/sdk';
 import type {
   AgentConfig,
@@ -28,6 +29,8 @@ export interface RunningAgent {
   seen: SeenGetTask[];
   /** TCP connections accepted per raw listener. */
   connections: { http: number; plain: number; hang: number };
+  /** TLS SNI names the HTTPS listener received (undefined when the client sent none). */
+  sni: (string | undefined)[];
   setCard(card: CardConfig): void;
   setHttpMode(mode: HttpMode): void;
   stopGrpc(): Promise<void>;
@@ -95,6 +98,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
   const host = config.host ?? '127.0.0.1';
   const ports: AgentPorts = {};
   const connections = { http: 0, plain: 0, hang: 0 };
+  const sni: (string | undefined)[] = [];
   const closers: (() => Promise<void>)[] = [];
 
   const plain = config.plain ? plainHttpServer() : undefined;
@@ -121,6 +125,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
       ? createHttpsServer({ cert: httpConfig.tls.cert, key: httpConfig.tls.key }, dispatch)
       : createHttpServer(dispatch);
     server.on('connection', () => connections.http++);
+    server.on('secureConnection', (socket: TLSSocket) => sni.push(socket.servername || undefined));
     ports.http = await listen(server, host, httpConfig.port ?? 0);
     httpServer = server;
     closers.push(() => closeServer(server));
@@ -193,6 +198,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     host,
     seen: requestHandler.seen,
     connections,
+    sni,
     setCard(card) {
       state.card = card;
       state.cardJson = card.json === undefined ? undefined : substitute(card.json, vars());

@@ -1,0 +1,379 @@
+/**
+ * The Prober against real SDK agents on loopback: every state of DESIGN 5.3 that a probe can
+ * produce, each asserted with its exact reason. The dialled address is always 127.0.0.1 while
+ * the card URL names another host, as in a cluster (pod IP vs. card host).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CardParseError,
+  parseCard,
+  staticChecks,
+  type CardInterface,
+  type ParsedCard,
+} from '../../src/card/index.js';
+import { fetchCard, Prober, type ProbeResult } from '../../src/probe/index.js';
+import type { AgentConfig } from '../agents/agent-config.js';
+import { startAgent, type RunningAgent } from '../agents/start-agent.js';
+import { createTestCa, type TestCa } from '../agents/test-certs.js';
+
+const LOOPBACK = '127.0.0.1';
+const timeoutMs = 1500;
+let prober: Prober;
+let ca: TestCa;
+const agents: RunningAgent[] = [];
+
+before(() => {
+  prober = new Prober({ concurrency: 8 });
+  ca = createTestCa();
+});
+after(async () => {
+  await prober.close();
+  for (const a of agents) await a.close();
+  ca.dispose();
+});
+
+async function agent(config: AgentConfig): Promise<RunningAgent> {
+  const a = await startAgent(config);
+  agents.push(a);
+  return a;
+}
+
+function iface(
+  url: string,
+  protocolBinding: string,
+  protocolVersion = '1.0',
+  tenant?: string,
+): CardInterface {
+  return {
+    url,
+    protocolBinding,
+    protocolVersion,
+    ...(tenant ? { tenant } : {}),
+    index: 0,
+    declaredAt: 'test',
+  };
+}
+
+function probe(
+  port: number,
+  i: CardInterface,
+  opts: { bearerToken?: string; tls?: { ca?: string; insecureSkipVerify?: boolean } } = {},
+) {
+  return prober.probe({ address: LOOPBACK, port }, i, { timeoutMs, ...opts });
+}
+
+function stateAndReason(r: ProbeResult): [string, string] {
+  return [r.state, r.reason];
+}
+
+/** The three v1.0 interfaces of an agent, under the host name agent.internal. */
+function three(a: RunningAgent, version = '1.0', scheme = 'http'): [number, CardInterface][] {
+  return [
+    [a.ports.http!, iface(`${scheme}://agent.internal:${a.ports.http}/a2a/jsonrpc`, 'JSONRPC', version)],
+    [a.ports.http!, iface(`${scheme}://agent.internal:${a.ports.http}/a2a/rest`, 'HTTP+JSON', version)],
+    [a.ports.grpc!, iface(`${scheme}://agent.internal:${a.ports.grpc}`, 'GRPC', version)],
+  ];
+}
+
+async function fetchParsed(a: RunningAgent): Promise<ParsedCard> {
+  const r = await fetchCard({
+    address: LOOPBACK,
+    port: a.ports.http!,
+    scheme: 'http',
+    path: '/.well-known/agent-card.json',
+    hostHeader: `agent.internal:${a.ports.http}`,
+    timeoutMs,
+  });
+  assert.equal(r.kind, 'ok');
+  const card = parseCard(r.kind === 'ok' ? r.body : undefined);
+  assert.ok(!(card instanceof CardParseError));
+  return card;
+}
+
+/** Probes each interface of a card at the loopback port its URL names. */
+async function probeCard(card: ParsedCard): Promise<string[]> {
+  const out: string[] = [];
+  for (const i of card.interfaces) {
+    const port = Number(/:(\d+)(?:\/|$)/.exec(i.url)![1]);
+    const r = await probe(port, i);
+    out.push(`${i.protocolBinding}@${i.protocolVersion}=${r.state}`);
+  }
+  return out;
+}
+
+void test('v0.3 agent through the SDK compat layer: a v0.3 card, every binding Verified at 0.3', async () => {
+  const a = await agent({
+    grpc: {},
+    legacyCompat: true,
+    card: {
+      serve: 'json',
+      json: {
+        name: 'legacy',
+        protocolVersion: '0.3.0',
+        url: 'http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc',
+        preferredTransport: 'JSONRPC',
+        additionalInterfaces: [
+          { url: 'http://127.0.0.1:{{HTTP_PORT}}/a2a/rest', transport: 'HTTP+JSON' },
+          { url: 'http://127.0.0.1:{{GRPC_PORT}}', transport: 'GRPC' },
+        ],
+      },
+    },
+  });
+  const card = await fetchParsed(a);
+  assert.equal(card.shape, 'v0.3');
+  assert.deepEqual(staticChecks(card), []);
+  assert.deepEqual(await probeCard(card), [
+    'JSONRPC@0.3=Verified',
+    'HTTP+JSON@0.3=Verified',
+    'GRPC@0.3=Verified',
+  ]);
+});
+
+void test('hybrid card as the SDK serves it: parsed as hybrid, consistent, every interface Verified', async () => {
+  const a = await agent({ grpc: {}, legacyCompat: true, card: { serve: 'hybrid' } });
+  const card = await fetchParsed(a);
+  assert.equal(card.shape, 'hybrid');
+  assert.equal(card.legacy?.protocolVersion, '0.3');
+  assert.deepEqual(staticChecks(card), []);
+  assert.deepEqual(await probeCard(card), [
+    'JSONRPC@1.0=Verified',
+    'HTTP+JSON@1.0=Verified',
+    'GRPC@1.0=Verified',
+    'JSONRPC@0.3=Verified',
+    'HTTP+JSON@0.3=Verified',
+    'GRPC@0.3=Verified',
+  ]);
+});
+
+void test('v1.0-only agent probed at 0.3: VersionNotSupported (JSON-RPC, REST); v0.3 gRPC service absent', async () => {
+  const a = await agent({ grpc: {} });
+  const [rpc, rest, grpc] = three(a, '0.3');
+  const r1 = await probe(...rpc!);
+  assert.deepEqual(stateAndReason(r1), ['VersionNotSupported', 'VersionNotSupported']);
+  assert.equal(r1.evidence.jsonRpcCode, -32009);
+  const r2 = await probe(...rest!);
+  assert.deepEqual(stateAndReason(r2), ['VersionNotSupported', 'VersionNotSupported']);
+  assert.equal(r2.evidence.errorInfoReason, 'VERSION_NOT_SUPPORTED');
+  const r3 = await probe(...grpc!);
+  assert.deepEqual(stateAndReason(r3), ['Unimplemented', 'InterfaceUnimplemented']);
+  assert.equal(r3.evidence.request, '/a2a.v1.A2AService/GetTask');
+});
+
+void test('auth in front: AuthRequired without a token, Verified with it, AuthRequired (rejected) with a wrong one', async () => {
+  const a = await agent({ grpc: {}, authToken: 's3cret' });
+  for (const [port, i] of three(a)) {
+    const none = await probe(port, i);
+    assert.deepEqual(stateAndReason(none), ['AuthRequired', 'InterfaceAuthRequired'], i.protocolBinding);
+    assert.match(none.message, /configure a probe token/);
+    const good = await probe(port, i, { bearerToken: 's3cret' });
+    assert.deepEqual(stateAndReason(good), ['Verified', 'Verified'], i.protocolBinding);
+    const bad = await probe(port, i, { bearerToken: 'wrong' });
+    assert.equal(bad.state, 'AuthRequired');
+    assert.match(bad.message, /token was sent/);
+    assert.doesNotMatch(JSON.stringify(bad), /wrong|s3cret/);
+  }
+  assert.equal((await probe(...three(a)[0]!)).evidence.httpStatus, 401);
+  assert.equal((await probe(...three(a)[2]!)).evidence.grpcCodeName, 'UNAUTHENTICATED');
+});
+
+void test('REST routes not mounted: Unimplemented (404 without an A2A body)', async () => {
+  const a = await agent({ http: { restPath: null } });
+  const r = await probe(a.ports.http!, iface(`http://agent.internal:${a.ports.http}/a2a/rest`, 'HTTP+JSON'));
+  assert.deepEqual(stateAndReason(r), ['Unimplemented', 'InterfaceUnimplemented']);
+  assert.equal(r.evidence.httpStatus, 404);
+  const rpc = await probe(
+    a.ports.http!,
+    iface(`http://agent.internal:${a.ports.http}/a2a/jsonrpc`, 'JSONRPC'),
+  );
+  assert.equal(rpc.state, 'Verified');
+});
+
+void test('plain non-A2A HTTP server on a declared port: WrongBinding for every binding', async () => {
+  const a = await agent({ http: false, plain: {} });
+  const p = a.ports.plain!;
+  for (const i of [
+    iface(`http://agent.internal:${p}/a2a/jsonrpc`, 'JSONRPC'),
+    iface(`http://agent.internal:${p}/a2a/rest`, 'HTTP+JSON'),
+    iface(`http://agent.internal:${p}`, 'GRPC'),
+  ]) {
+    assert.deepEqual(stateAndReason(await probe(p, i)), ['WrongBinding', 'WrongBinding'], i.protocolBinding);
+  }
+});
+
+void test('HTTP/1.1 probe of a gRPC port and gRPC probe of an HTTP/1.1 port: WrongBinding', async () => {
+  const a = await agent({ grpc: {} });
+  const r1 = await probe(
+    a.ports.grpc!,
+    iface(`http://agent.internal:${a.ports.grpc}/a2a/jsonrpc`, 'JSONRPC'),
+  );
+  assert.deepEqual(stateAndReason(r1), ['WrongBinding', 'WrongBinding']);
+  assert.match(r1.message, /HTTP\/2-only server/);
+  const r2 = await probe(a.ports.http!, iface(`http://agent.internal:${a.ports.http}`, 'GRPC'));
+  assert.deepEqual(stateAndReason(r2), ['WrongBinding', 'WrongBinding']);
+  assert.match(r2.message, /HTTP\/1\.1 server answers/);
+});
+
+void test('TLS with a private CA and SNI: Verified; the certificate is checked against the URL host', async () => {
+  const cert = ca.issue(['agent.internal']);
+  const a = await agent({ http: { tls: cert }, grpc: { tls: cert } });
+  for (const [port, i] of three(a, '1.0', 'https')) {
+    assert.deepEqual(
+      stateAndReason(await probe(port, i, { tls: { ca: ca.caCert } })),
+      ['Verified', 'Verified'],
+      i.protocolBinding,
+    );
+  }
+  assert.ok(a.sni.length > 0 && a.sni.every((n) => n === 'agent.internal'), JSON.stringify(a.sni));
+  const otherName = await probe(
+    a.ports.http!,
+    iface(`https://other.internal:${a.ports.http}/a2a/jsonrpc`, 'JSONRPC'),
+    {
+      tls: { ca: ca.caCert },
+    },
+  );
+  assert.deepEqual(stateAndReason(otherName), ['TLSError', 'TLSError']);
+  assert.equal(otherName.evidence.errorCode, 'ERR_TLS_CERT_ALTNAME_INVALID');
+});
+
+void test('TLS with a wrong CA: TLSError; --insecure switch accepts it', async () => {
+  const cert = ca.issue(['agent.internal']);
+  const other = createTestCa('other-ca');
+  try {
+    const a = await agent({ http: { tls: cert }, grpc: { tls: cert } });
+    for (const [port, i] of three(a, '1.0', 'https')) {
+      const r = await probe(port, i, { tls: { ca: other.caCert } });
+      assert.deepEqual(stateAndReason(r), ['TLSError', 'TLSError'], i.protocolBinding);
+      assert.match(r.message, /TLS handshake failed/);
+      const insecure = await probe(port, i, { tls: { insecureSkipVerify: true } });
+      assert.equal(insecure.state, 'Verified', i.protocolBinding);
+    }
+  } finally {
+    other.dispose();
+  }
+});
+
+void test('a TLS URL answered in plaintext: TLSError that says so', async () => {
+  const a = await agent({ grpc: {} });
+  const rpc = await probe(
+    a.ports.http!,
+    iface(`https://agent.internal:${a.ports.http}/a2a/jsonrpc`, 'JSONRPC'),
+  );
+  const grpc = await probe(a.ports.grpc!, iface(`agent.internal:${a.ports.grpc}`, 'GRPC'));
+  for (const r of [rpc, grpc]) {
+    assert.deepEqual(stateAndReason(r), ['TLSError', 'TLSError']);
+    assert.match(r.message, /answered in plaintext/);
+  }
+  assert.match(grpc.message, /bare host:port gRPC URL means TLS/);
+});
+
+void test('a listener that accepts and never answers: Timeout', async () => {
+  const a = await agent({ http: false, hang: {} });
+  const p = a.ports.hang!;
+  for (const i of [
+    iface(`http://agent.internal:${p}/a2a/jsonrpc`, 'JSONRPC'),
+    iface(`http://agent.internal:${p}/a2a/rest`, 'HTTP+JSON'),
+    iface(`http://agent.internal:${p}`, 'GRPC'),
+    iface(`https://agent.internal:${p}/a2a/jsonrpc`, 'JSONRPC'),
+  ]) {
+    const r = await probe(p, i);
+    assert.deepEqual(stateAndReason(r), ['Timeout', 'Timeout'], i.url);
+    assert.ok(r.durationMs >= timeoutMs - 50 && r.durationMs < timeoutMs * 3, String(r.durationMs));
+  }
+});
+
+void test('connection refused: Unreachable', async () => {
+  const a = await agent({ http: false, plain: {} });
+  const port = a.ports.plain!;
+  await a.close();
+  for (const i of [
+    iface(`http://agent.internal:${port}/x`, 'JSONRPC'),
+    iface(`http://agent.internal:${port}`, 'GRPC'),
+  ]) {
+    const r = await probe(port, i);
+    assert.deepEqual(stateAndReason(r), ['Unreachable', 'Unreachable'], i.protocolBinding);
+    assert.equal(r.evidence.errorCode, 'ECONNREFUSED');
+  }
+});
+
+void test('an interface with a tenant: the probe carries it on every binding', async () => {
+  const a = await agent({ grpc: {}, requireTenant: 'acme' });
+  for (const [port, i] of three(a)) {
+    const ok = await probe(port, { ...i, tenant: 'acme' });
+    assert.deepEqual(stateAndReason(ok), ['Verified', 'Verified'], i.protocolBinding);
+    const wrong = await probe(port, { ...i, tenant: 'globex' });
+    assert.deepEqual(stateAndReason(wrong), ['Inconclusive', 'ProbeInconclusive'], i.protocolBinding);
+  }
+  assert.deepEqual(
+    a.seen.map((s) => s.tenant),
+    ['acme', 'globex', 'acme', 'globex', 'acme', 'globex'],
+  );
+});
+
+void test('a 500 answer: Inconclusive with the evidence', async () => {
+  const a = await agent({ http: { mode: 'error500' } });
+  const rpc = await probe(
+    a.ports.http!,
+    iface(`http://agent.internal:${a.ports.http}/a2a/jsonrpc`, 'JSONRPC'),
+  );
+  assert.deepEqual(stateAndReason(rpc), ['Inconclusive', 'ProbeInconclusive']);
+  assert.equal(rpc.evidence.httpStatus, 500);
+  assert.equal(rpc.evidence.jsonRpcCode, -32603);
+  const rest = await probe(
+    a.ports.http!,
+    iface(`http://agent.internal:${a.ports.http}/a2a/rest`, 'HTTP+JSON'),
+  );
+  assert.deepEqual(stateAndReason(rest), ['Inconclusive', 'ProbeInconclusive']);
+  assert.equal(rest.evidence.httpStatus, 500);
+});
+
+void test('gRPC flipped at runtime: Verified, then Unimplemented (service unregistered), then Unreachable (stopped)', async () => {
+  const a = await agent({ grpc: {} });
+  const i = iface(`http://agent.internal:${a.ports.grpc}`, 'GRPC');
+  assert.equal((await probe(a.ports.grpc!, i)).state, 'Verified');
+  await a.stopGrpc();
+  await a.startGrpc(false);
+  assert.equal((await probe(a.ports.grpc!, i)).state, 'Unimplemented');
+  await a.stopGrpc();
+  assert.equal((await probe(a.ports.grpc!, i)).state, 'Unreachable');
+  await a.startGrpc(true);
+  assert.equal((await probe(a.ports.grpc!, i)).state, 'Verified');
+});
+
+void test('connections are reused across probes of one target', async () => {
+  const a = await agent({});
+  const i = iface(`http://agent.internal:${a.ports.http}/a2a/jsonrpc`, 'JSONRPC');
+  for (let n = 0; n < 20; n++) assert.equal((await probe(a.ports.http!, i)).state, 'Verified');
+  // One pool per target: a second connection may open while the first finishes its response.
+  assert.ok(a.connections.http <= 2, String(a.connections.http));
+  assert.equal(a.seen.length, 20);
+  assert.equal(new Set(a.seen.map((s) => s.id)).size, 20, 'every probe uses a fresh random task id');
+});
+
+void test('card fetch: ETag revalidation (304) and no redirect followed', async () => {
+  const a = await agent({});
+  const base = {
+    address: LOOPBACK,
+    port: a.ports.http!,
+    scheme: 'http' as const,
+    hostHeader: `agent.internal:${a.ports.http}`,
+    timeoutMs,
+  };
+  const first = await fetchCard({ ...base, path: '/.well-known/agent-card.json' });
+  assert.equal(first.kind, 'ok');
+  const etag = first.kind === 'ok' ? first.etag : undefined;
+  assert.ok(etag);
+  const again = await fetchCard({ ...base, path: '/.well-known/agent-card.json', etag });
+  assert.deepEqual(again, { kind: 'notModified', etag });
+  // Express redirects a directory-like path with a trailing slash: 301 must not be followed.
+  const missing = await fetchCard({ ...base, path: '/.well-known/nothing.json' });
+  assert.equal(missing.kind === 'error' && missing.error.reason, 'CardFetchFailed');
+  assert.equal(missing.kind === 'error' && missing.error.evidence.httpStatus, 404);
+});
+
+void test('Ineligible interfaces are never dialled by the Prober either', async () => {
+  const a = await agent({ http: false, hang: {} });
+  const r = await probe(a.ports.hang!, iface(`https://agent.internal:${a.ports.hang}/a2a`, 'GRPC'));
+  assert.deepEqual(stateAndReason(r), ['Ineligible', 'Ineligible']);
+  assert.equal(a.connections.hang, 0);
+});
