@@ -5,10 +5,17 @@
  */
 import { InterfaceState } from '../api/conditions.js';
 import type { CardInterface } from '../card/index.js';
-import type { InterfaceVerdict, PodObservation } from './observed.js';
+import { interfaceKey, type InterfaceVerdict, type PodObservation } from './observed.js';
 
 const MAX_PODS_NAMED = 3;
-const MAX_MESSAGE = 1024;
+const PENDING: InterfaceVerdict = {
+  state: InterfaceState.Pending,
+  reason: 'ProbePending',
+  message: 'not probed yet',
+  failures: 0,
+  confirmed: false,
+};
+const MAX_MESSAGE = 512;
 
 export interface AggregatedInterface {
   iface: CardInterface;
@@ -37,8 +44,9 @@ export function aggregateInterface(
   key: string,
   pods: readonly PodObservation[],
 ): AggregatedInterface {
-  const on = pods.filter((p) => p.card?.ok && p.verdicts.has(key));
-  const verdicts = on.map((p) => ({ pod: p.pod.name, v: p.verdicts.get(key) as InterfaceVerdict }));
+  // Pods whose card declares the interface; one not probed yet counts as Pending, never as absent.
+  const on = pods.filter((p) => p.card?.ok && p.card.card.interfaces.some((i) => interfaceKey(i) === key));
+  const verdicts = on.map((p) => ({ pod: p.pod.name, v: p.verdicts.get(key) ?? PENDING }));
   const verified = verdicts.filter((x) => x.v.state === InterfaceState.Verified);
   const failing = verdicts.filter((x) => x.v.state !== InterfaceState.Verified);
   const pending = verdicts.some((x) => x.v.state === InterfaceState.Pending);

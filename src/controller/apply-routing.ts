@@ -5,7 +5,7 @@
  */
 import type { KubernetesObject, V1ConfigMap, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/client.js';
-import { applyObject, resourcePath, semanticEqual } from '../kube/apply.js';
+import { applyObject, resourcePath, semanticEqual, type ApplyBody } from '../kube/apply.js';
 import { isNotFound } from '../kube/errors.js';
 import type { Informer } from '../kube/informer.js';
 import { SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
@@ -106,7 +106,8 @@ export async function applyRouting(
   const ns = owner.namespace;
   const write = async (obj: KubernetesObject, actual: KubernetesObject | undefined): Promise<void> => {
     if (!drifted(obj, actual)) return;
-    await applyObject(client, obj, { signal });
+    // The generated model classes lack an index signature; the object is plain JSON all the same.
+    await applyObject(client, obj as ApplyBody, { signal });
     writes++;
   };
   await write(desired.service, caches.services.get(ns, serviceName));

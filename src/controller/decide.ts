@@ -74,8 +74,10 @@ function referenceCard(pods: readonly PodObservation[]): Reference | undefined {
   for (const p of pods) {
     if (!p.card?.ok) continue;
     const g = groups.get(p.card.digest);
-    if (g) g.ref.servedBy++;
-    else
+    if (g) {
+      g.ref.servedBy++;
+      if (p.pod.name < g.first) g.first = p.pod.name;
+    } else
       groups.set(p.card.digest, {
         ref: { card: p.card.card, digest: p.card.digest, findings: p.card.findings, servedBy: 1 },
         first: p.pod.name,
@@ -180,6 +182,7 @@ function interfacesCondition(
   agg: AggregatedInterface[],
   candidates: number,
   hasRef: boolean,
+  declared: number,
 ): ConditionInput {
   const type = ConditionType.InterfacesVerified;
   if (!hasRef) {
@@ -191,6 +194,14 @@ function interfacesCondition(
     };
   }
   const failing = agg.filter((a) => a.state !== InterfaceState.Verified);
+  if (failing.length === 0 && declared > agg.length) {
+    return {
+      type,
+      status: 'False',
+      reason: InterfaceReason.Ineligible,
+      message: `the card declares ${declared} interfaces; only the first ${agg.length} are probed and all of those are verified, the other ${declared - agg.length} are never dialled`,
+    };
+  }
   if (failing.length === 0) {
     return {
       type,
@@ -402,7 +413,12 @@ export function decide(input: DecideInput): Decision {
 
   const cardValid = cardCondition(candidates, ref);
   const consistent = consistencyCondition(candidates);
-  const verifiedCond = interfacesCondition(aggregated, candidates.length, ref !== undefined);
+  const verifiedCond = interfacesCondition(
+    aggregated,
+    candidates.length,
+    ref !== undefined,
+    refMapped.length,
+  );
   const advertisedCond = advertisedCondition(
     spec,
     input.serviceConflict,
@@ -412,8 +428,11 @@ export function decide(input: DecideInput): Decision {
   );
   const parts = [cardValid, verifiedCond, consistent, advertisedCond];
 
-  const cardPending = candidates.some((p) => p.card === undefined);
-  const unsettled = aggregated.some((a) => a.pending || !a.settled) || cardPending;
+  const cardPending = candidates.some((p) => p.card === undefined || (!p.card.ok && !p.card.confirmed));
+  // Cards that differ between ready pods are a rollout in progress, not a final verdict: the
+  // Deployment's own progress deadline fails a rollout that never converges.
+  const rolling = consistent.status === 'False';
+  const unsettled = aggregated.some((a) => a.pending || !a.settled) || cardPending || rolling;
   let ready: ConditionInput;
   let stalled: ConditionInput;
   let reconciling: ConditionInput;
@@ -470,7 +489,11 @@ export function decide(input: DecideInput): Decision {
           type: ConditionType.Reconciling,
           status: 'True',
           reason: Reason.Probing,
-          message: cardPending ? 'fetching cards' : 'probing interfaces and confirming failures',
+          message: cardPending
+            ? 'fetching cards'
+            : rolling
+              ? 'ready pods serve different cards (rollout in progress)'
+              : 'probing interfaces and confirming failures',
         }
       : { type: ConditionType.Reconciling, status: 'False', reason: Reason.Settled, message: '' };
   }
@@ -495,7 +518,7 @@ export function decide(input: DecideInput): Decision {
       ? { shape: ref.card.shape, digest: ref.digest, podsConsistent: `${servedBy}/${candidates.length}` }
       : { podsConsistent: `0/${candidates.length}` },
     interfaces,
-    verified: `${verifiedCount}/${aggregated.length}`,
+    verified: `${verifiedCount}/${refMapped.length}`,
     ...(spec.routing.mode === 'Enforce' && routing
       ? {
           advertised: {

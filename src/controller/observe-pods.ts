@@ -44,7 +44,7 @@ function cardHost(input: ObserveInput): string {
 function currentCard(mem: CardMemory | undefined, threshold: number): PodCard | undefined {
   if (!mem) return undefined;
   if (mem.lastError && (mem.failures >= threshold || !mem.good)) {
-    return { ok: false, ...mem.lastError };
+    return { ok: false, ...mem.lastError, confirmed: mem.failures >= threshold };
   }
   return mem.good;
 }

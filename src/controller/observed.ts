@@ -23,7 +23,12 @@ export interface ObservedPod {
 /** The card one pod served (or why it could not be had). */
 export type PodCard =
   | { ok: true; card: ParsedCard; digest: string; findings: Finding[] }
-  | { ok: false; reason: string; message: string };
+  | {
+      ok: false;
+      reason: string;
+      message: string;
+      /** failureThreshold fetches in a row failed (or the card is invalid). */ confirmed: boolean;
+    };
 
 /** The effective verdict of one declared interface on one pod, after failure-threshold hysteresis. */
 export interface InterfaceVerdict {

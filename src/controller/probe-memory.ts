@@ -2,7 +2,7 @@
  * Failure-threshold hysteresis and probe scheduling, as pure functions over a record kept per
  * (pod, interface) between reconciles (DESIGN 5.2):
  *
- * - a verified interface is reprobed every period (jittered);
+ * - a verified interface is reprobed every period (jittered, never later);
  * - after a failure it is reprobed fast (1s, 2s, 4s… capped below the period) until
  *   `failureThreshold` consecutive failures confirm it, or a success clears it. Until then the
  *   verdict stays Verified, so one flapping probe withdraws nothing;
@@ -37,9 +37,12 @@ export interface ProbeTiming {
 
 const FAST_MS = 1000;
 
-/** Period jittered by ±10% so many agents do not probe in lockstep. */
+/**
+ * Period jittered down by up to 20% so many agents do not probe in lockstep, and never later
+ * than one period: a healed interface is re-verified within periodSeconds.
+ */
 export function jitteredPeriod(periodMs: number, random: () => number): number {
-  return Math.round(periodMs * (0.9 + 0.2 * random()));
+  return Math.round(periodMs * (0.8 + 0.2 * random()));
 }
 
 function fastDelay(failures: number, t: ProbeTiming): number {

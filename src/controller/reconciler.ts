@@ -118,6 +118,11 @@ export class AgentReconciler {
       return {};
     }
     const spec = parsed.data;
+    if (agent.status?.observedGeneration !== generation) {
+      // First visit of this generation: say so before probing, so kstatus and Flux see
+      // InProgress (Reconciling=True) rather than a stale or empty status (kstatus fails open).
+      await this.writeStatus(agent, progressStatus(agent.status, generation, this.now()), signal);
+    }
     const serviceName = serviceNameOf(spec, name);
     const resolved = await resolveCredentials(this.deps.client, namespace, spec, signal);
     const problems: SpecProblem[] = [...resolved.problems];
@@ -255,6 +260,37 @@ export class AgentReconciler {
     );
     this.deps.observer?.statusWritten?.();
   }
+}
+
+function progressStatus(
+  previous: A2AAgentStatus | undefined,
+  generation: number | undefined,
+  now: number,
+): A2AAgentStatus {
+  const t = new Date(now).toISOString();
+  const keep = (type: string, status: 'True' | 'False' | 'Unknown') => {
+    const old = previous?.conditions?.find((c) => c.type === type);
+    return old && old.status === status ? old.lastTransitionTime : t;
+  };
+  const set = new Map((previous?.conditions ?? []).map((c) => [c.type, c]));
+  const put = (type: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string) =>
+    set.set(type, {
+      type,
+      status,
+      reason,
+      message,
+      observedGeneration: generation,
+      lastTransitionTime: keep(type, status),
+    });
+  put('Ready', 'Unknown', Reason.Probing, 'probing the pods of this generation');
+  put('Reconciling', 'True', Reason.Probing, 'fetching cards and probing interfaces');
+  put('Stalled', 'False', Reason.Probing, '');
+  for (const type of ['CardValid', 'InterfacesVerified', 'PodsConsistent', 'Advertised']) {
+    const old = set.get(type);
+    if (old) set.set(type, { ...old, observedGeneration: generation });
+    else put(type, 'Unknown', Reason.Probing, 'not probed yet');
+  }
+  return { ...previous, observedGeneration: generation, conditions: [...set.values()] };
 }
 
 function stalledStatus(

@@ -15,13 +15,32 @@ export interface AdvertisedCard {
   signatures: SignatureFate;
 }
 
-function rewriteLegacy(out: Record<string, unknown>, kept: CardInterface[], preferV03: boolean): void {
-  const primary = (preferV03 && kept.find((i) => i.protocolVersion === '0.3')) || kept[0];
-  if (!primary) return;
-  out.url = primary.url;
-  out.preferredTransport = primary.protocolBinding;
+/**
+ * Makes the v0.3 fields name only served interfaces. In a hybrid card they describe the 0.3
+ * interfaces, so only verified 0.3 interfaces count there; with none left, the v0.3 fields are
+ * dropped (v1.0 clients still have supportedInterfaces). Fields that already agree are left
+ * exactly as written, so an unchanged card keeps its signatures.
+ */
+function rewriteLegacy(out: Record<string, unknown>, card: ParsedCard, kept: CardInterface[]): void {
+  const legacy = card.legacy;
+  if (!legacy) return;
+  const eligible = card.shape === 'hybrid' ? kept.filter((i) => i.protocolVersion === '0.3') : kept;
+  const primary = eligible[0];
+  if (!primary) {
+    delete out.url;
+    delete out.preferredTransport;
+    delete out.additionalInterfaces;
+    return;
+  }
+  const primaryServed = eligible.some(
+    (i) => i.url === legacy.url && i.protocolBinding === legacy.preferredTransport,
+  );
+  if (!primaryServed) {
+    out.url = primary.url;
+    out.preferredTransport = primary.protocolBinding;
+  }
   if (Array.isArray(out.additionalInterfaces)) {
-    const served = new Set(kept.map((i) => `${i.url}|${i.protocolBinding}`));
+    const served = new Set(eligible.map((i) => `${i.url}|${i.protocolBinding}`));
     out.additionalInterfaces = out.additionalInterfaces.filter((entry: unknown) => {
       if (typeof entry !== 'object' || entry === null) return false;
       const e = entry as { url?: unknown; transport?: unknown };
@@ -47,7 +66,7 @@ export function advertisedCard(
       return parsed !== undefined && advertised.has(interfaceKey(parsed));
     });
   }
-  if (card.shape !== 'v1.0') rewriteLegacy(out, kept, card.shape === 'hybrid');
+  if (card.shape !== 'v1.0') rewriteLegacy(out, card, kept);
   const original = { ...card.raw };
   delete original.signatures;
   const candidate = { ...out };

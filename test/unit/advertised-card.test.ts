@@ -180,40 +180,28 @@ describe('advertisedCard: v0.3 (seed card)', () => {
     assert.equal(canonicalJson(out.card), canonicalJson(raw));
   });
 
-  it(
-    'signed v0.3 card without preferredTransport (JSONRPC by default), everything verified: Unchanged',
-    {
-      todo: 'bug: rewriteLegacy always writes preferredTransport, so an all-verified card "changes" and loses its signatures',
-    },
-    () => {
-      const raw = { name: 'x', protocolVersion: '0.3.0', url: 'https://a:8443', signatures: SIGS };
-      const card = parsed(raw);
-      const out = advertisedCard(card, new Set(keys(card)))!;
-      assert.deepEqual(out.card, raw);
-      assert.equal(out.changed, false);
-      assert.equal(out.signatures, 'Unchanged');
-    },
-  );
+  it('signed v0.3 card without preferredTransport (JSONRPC by default), everything verified: Unchanged', () => {
+    const raw = { name: 'x', protocolVersion: '0.3.0', url: 'https://a:8443', signatures: SIGS };
+    const card = parsed(raw);
+    const out = advertisedCard(card, new Set(keys(card)))!;
+    assert.deepEqual(out.card, raw);
+    assert.equal(out.changed, false);
+    assert.equal(out.signatures, 'Unchanged');
+  });
 
-  it(
-    'signed v0.3 card with a lower-case transport spelling, everything verified: Unchanged',
-    {
-      todo: 'bug: rewriteLegacy canonicalises preferredTransport ("grpc" → "GRPC"), which counts as a change',
-    },
-    () => {
-      const raw = {
-        name: 'x',
-        protocolVersion: '0.3.0',
-        url: 'a:9443',
-        preferredTransport: 'grpc',
-        signatures: SIGS,
-      };
-      const card = parsed(raw);
-      const out = advertisedCard(card, new Set(keys(card)))!;
-      assert.equal(out.changed, false);
-      assert.equal(out.signatures, 'Unchanged');
-    },
-  );
+  it('signed v0.3 card with a lower-case transport spelling, everything verified: Unchanged', () => {
+    const raw = {
+      name: 'x',
+      protocolVersion: '0.3.0',
+      url: 'a:9443',
+      preferredTransport: 'grpc',
+      signatures: SIGS,
+    };
+    const card = parsed(raw);
+    const out = advertisedCard(card, new Set(keys(card)))!;
+    assert.equal(out.changed, false);
+    assert.equal(out.signatures, 'Unchanged');
+  });
 });
 
 describe('advertisedCard: hybrid', () => {
@@ -261,42 +249,37 @@ describe('advertisedCard: hybrid', () => {
     assert.deepEqual(staticChecks(again), []);
   });
 
-  it('only the v1.0 interface kept: supportedInterfaces has just it', () => {
+  it('only a v1.0 interface kept: supportedInterfaces has just it and the v0.3 fields are dropped', () => {
     const card = parsed(hybridRaw());
     const out = advertisedCard(card, only(card, [2]))!;
     assert.deepEqual(urls(out.card.supportedInterfaces), ['HTTP+JSON@https://agent.internal:8443/v1']);
-    assert.deepEqual(out.card.additionalInterfaces, []);
+    assert.equal(out.card.url, undefined);
+    assert.equal(out.card.preferredTransport, undefined);
+    assert.equal(out.card.additionalInterfaces, undefined);
+    assert.equal(parsed(out.card).shape, 'v1.0');
   });
 
-  it(
-    'a v0.3 interface withdrawn while the v1.0 one at the same URL is verified: the v0.3 fields do not keep naming it',
-    {
-      todo: 'bug: rewriteLegacy matches additionalInterfaces by url+binding, ignoring version, and falls back to a 1.0 interface for url/preferredTransport',
-    },
-    () => {
-      const raw = {
-        name: 'compat',
-        protocolVersion: '0.3.0',
-        url: 'https://agent.internal:8443',
-        preferredTransport: 'JSONRPC',
-        additionalInterfaces: [{ url: 'https://agent.internal:8443', transport: 'JSONRPC' }],
-        supportedInterfaces: [
-          { url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-          { url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
-        ],
-      };
-      const card = parsed(raw);
-      // 1.0 verified, 0.3 answered VersionNotSupported: only the 1.0 interface is advertised.
-      const out = advertisedCard(card, only(card, [0]))!;
-      // v0.3 clients read url/preferredTransport/additionalInterfaces and speak 0.3: none of
-      // them may name (JSONRPC, 0.3, :8443), which was not verified.
-      const legacyPairs = [
-        ...(typeof out.card.url === 'string'
-          ? [`${String(out.card.preferredTransport)}@${out.card.url}`]
-          : []),
-        ...urls(out.card.additionalInterfaces ?? []),
-      ];
-      assert.deepEqual(legacyPairs, []);
-    },
-  );
+  it('a v0.3 interface withdrawn while the v1.0 one at the same URL is verified: the v0.3 fields do not keep naming it', () => {
+    const raw = {
+      name: 'compat',
+      protocolVersion: '0.3.0',
+      url: 'https://agent.internal:8443',
+      preferredTransport: 'JSONRPC',
+      additionalInterfaces: [{ url: 'https://agent.internal:8443', transport: 'JSONRPC' }],
+      supportedInterfaces: [
+        { url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      ],
+    };
+    const card = parsed(raw);
+    // 1.0 verified, 0.3 answered VersionNotSupported: only the 1.0 interface is advertised.
+    const out = advertisedCard(card, only(card, [0]))!;
+    // v0.3 clients read url/preferredTransport/additionalInterfaces and speak 0.3: none of
+    // them may name (JSONRPC, 0.3, :8443), which was not verified.
+    const legacyPairs = [
+      ...(typeof out.card.url === 'string' ? [`${String(out.card.preferredTransport)}@${out.card.url}`] : []),
+      ...urls(out.card.additionalInterfaces ?? []),
+    ];
+    assert.deepEqual(legacyPairs, []);
+  });
 });

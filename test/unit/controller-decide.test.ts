@@ -348,9 +348,9 @@ describe('decide: probing, pending and confirmation', () => {
     assert.deepEqual(
       d.status.interfaces!.map((i) => [i.state, i.verifiedPods, i.advertised]),
       [
-        ['Pending', '0/0', false],
-        ['Pending', '0/0', false],
-        ['Pending', '0/0', false],
+        ['Pending', '0/3', false],
+        ['Pending', '0/3', false],
+        ['Pending', '0/3', false],
       ],
     );
     assert.equal(d.status.advertised, undefined);
@@ -395,33 +395,21 @@ describe('decide: probing, pending and confirmation', () => {
     assert.deepEqual(d.status.card, { podsConsistent: '0/2' });
   });
 
-  it(
-    'a pod whose card is fetched but not yet probed (scale-up) keeps the agent Reconciling and is counted',
-    {
-      todo: 'bug: aggregateInterface treats "no verdict" as "not declared", so InterfacesVerified=True (2/2) and Reconciling=False',
-    },
-    () => {
-      const pods = [pod('a', card, allVerified), pod('b', card, allVerified), pod('c', card, [])];
-      const d = decide(input({ pods }));
-      assert.equal(d.routing, undefined);
-      assert.equal(cond(d, 'Reconciling').status, 'True');
-      assert.notEqual(cond(d, 'InterfacesVerified').status, 'True');
-      assert.equal(d.status.interfaces![0]!.verifiedPods, '2/3');
-    },
-  );
+  it('a pod whose card is fetched but not yet probed (scale-up) keeps the agent Reconciling and is counted', () => {
+    const pods = [pod('a', card, allVerified), pod('b', card, allVerified), pod('c', card, [])];
+    const d = decide(input({ pods }));
+    assert.equal(d.routing, undefined);
+    assert.equal(cond(d, 'Reconciling').status, 'True');
+    assert.notEqual(cond(d, 'InterfacesVerified').status, 'True');
+    assert.equal(d.status.interfaces![0]!.verifiedPods, '2/3');
+  });
 
-  it(
-    'Observe mode: a pod not yet probed does not make the agent Ready',
-    {
-      todo: 'bug: in Observe mode Advertised is True, so an unprobed pod yields Ready=True "3/3 interfaces verified on 3 pods"',
-    },
-    () => {
-      const pods = [pod('a', card, allVerified), pod('b', card, allVerified), pod('c', card, [])];
-      const d = decide(input({ pods, spec: spec({ routing: { mode: 'Observe' } }) }));
-      assert.notEqual(cond(d, 'Ready').status, 'True');
-      assert.equal(cond(d, 'Reconciling').status, 'True');
-    },
-  );
+  it('Observe mode: a pod not yet probed does not make the agent Ready', () => {
+    const pods = [pod('a', card, allVerified), pod('b', card, allVerified), pod('c', card, [])];
+    const d = decide(input({ pods, spec: spec({ routing: { mode: 'Observe' } }) }));
+    assert.notEqual(cond(d, 'Ready').status, 'True');
+    assert.equal(cond(d, 'Reconciling').status, 'True');
+  });
 });
 
 describe('decide: mixed pods and auth', () => {
@@ -512,55 +500,43 @@ describe('decide: card consistency and card failures', () => {
     assert.deepEqual(decideInvariantViolations(input({ pods }), d), []);
   });
 
-  it(
-    'CardDiverged during a rollout is Reconciling (rolling), not Stalled',
-    {
-      todo: 'bug: every verdict is settled, so Ready=False/CardDiverged becomes Stalled=True FailureConfirmed; DESIGN 3 says Reconciling covers "probing or rolling"',
-    },
-    () => {
-      const pods = [pod('a', card, allVerified), pod('b', card, allVerified), pod('c', cardB, [V, V])];
-      const d = decide(input({ pods }));
-      assert.equal(cond(d, 'Stalled').status, 'False');
-      assert.equal(cond(d, 'Reconciling').status, 'True');
-    },
-  );
+  it('CardDiverged during a rollout is Reconciling (rolling), not Stalled', () => {
+    const pods = [pod('a', card, allVerified), pod('b', card, allVerified), pod('c', cardB, [V, V])];
+    const d = decide(input({ pods }));
+    assert.equal(cond(d, 'Stalled').status, 'False');
+    assert.equal(cond(d, 'Reconciling').status, 'True');
+  });
 
-  it(
-    'on a tie the reference card does not depend on the order the pods are listed in',
-    {
-      todo: 'bug: referenceCard breaks ties by the first-listed pod of each group, so reordering the same pods flips status.card.digest',
-    },
-    () => {
-      const X = card;
-      const Y = cardB;
-      const orders: [string, typeof X][][] = [
-        [
-          ['c', X],
-          ['d', Y],
-          ['a', X],
-          ['b', Y],
-        ],
-        [
-          ['a', X],
-          ['b', Y],
-          ['c', X],
-          ['d', Y],
-        ],
-        [
-          ['b', Y],
-          ['c', X],
-          ['a', X],
-          ['d', Y],
-        ],
-      ];
-      const digests = orders.map(
-        (o) =>
-          decide(input({ pods: o.map(([n, c]) => pod(n, c, c === X ? allVerified : [V, V])) })).status.card
-            ?.digest,
-      );
-      assert.equal(new Set(digests).size, 1, digests.join(' / '));
-    },
-  );
+  it('on a tie the reference card does not depend on the order the pods are listed in', () => {
+    const X = card;
+    const Y = cardB;
+    const orders: [string, typeof X][][] = [
+      [
+        ['c', X],
+        ['d', Y],
+        ['a', X],
+        ['b', Y],
+      ],
+      [
+        ['a', X],
+        ['b', Y],
+        ['c', X],
+        ['d', Y],
+      ],
+      [
+        ['b', Y],
+        ['c', X],
+        ['a', X],
+        ['d', Y],
+      ],
+    ];
+    const digests = orders.map(
+      (o) =>
+        decide(input({ pods: o.map(([n, c]) => pod(n, c, c === X ? allVerified : [V, V])) })).status.card
+          ?.digest,
+    );
+    assert.equal(new Set(digests).size, 1, digests.join(' / '));
+  });
 
   it('card fetch failure on one pod: CardValid False naming it; that pod routes nowhere and its gate is False', () => {
     const pods = [pod('a', card, allVerified), pod('b', card, allVerified), pod('c', failedCard())];
@@ -577,6 +553,22 @@ describe('decide: card consistency and card failures', () => {
       d.gates.map((g) => `${g.pod}=${g.status}/${g.reason}`),
       ['a=True/CardVerified', 'b=True/CardVerified', 'c=False/CardFetchFailed'],
     );
+  });
+
+  it('an unconfirmed card fetch failure keeps the agent Reconciling; a confirmed one stalls it', () => {
+    const pods = [
+      pod('a', card, allVerified),
+      pod('b', card, allVerified),
+      pod('c', failedCard(undefined, false)),
+    ];
+    const d = decide(input({ pods }));
+    assert.equal(cond(d, 'CardValid').reason, 'CardFetchFailed');
+    assert.equal(cond(d, 'Reconciling').status, 'True');
+    assert.equal(cond(d, 'Stalled').status, 'False');
+    const confirmed = decide(input({ pods: [pods[0]!, pods[1]!, pod('c', failedCard())] }));
+    assert.equal(cond(confirmed, 'Reconciling').status, 'False');
+    assert.equal(cond(confirmed, 'Stalled').status, 'True');
+    assert.equal(cond(confirmed, 'Stalled').reason, 'FailureConfirmed');
   });
 
   it('card fetch failure on every pod: nothing advertised, every port routes nowhere, no card', () => {
@@ -993,20 +985,14 @@ describe('decide: bounded status', () => {
     );
   });
 
-  it(
-    'a card with 100 interfaces, 36 of them never probed, is not Ready',
-    {
-      todo: 'bug: InterfacesVerified only looks at the first 64 (aggregated), so it says "64/64 declared interfaces verified" and Ready=True although 36 declared interfaces are withdrawn',
-    },
-    () => {
-      const { raw, parsedCard } = hundred();
-      const d = decide(
-        input({ pods: ['a', 'b'].map((n) => pod(n, okCard(raw), hundredVerdicts(parsedCard))) }),
-      );
-      assert.notEqual(cond(d, 'InterfacesVerified').status, 'True');
-      assert.notEqual(cond(d, 'Ready').status, 'True');
-    },
-  );
+  it('a card with 100 interfaces, 36 of them never probed, is not Ready', () => {
+    const { raw, parsedCard } = hundred();
+    const d = decide(
+      input({ pods: ['a', 'b'].map((n) => pod(n, okCard(raw), hundredVerdicts(parsedCard))) }),
+    );
+    assert.notEqual(cond(d, 'InterfacesVerified').status, 'True');
+    assert.notEqual(cond(d, 'Ready').status, 'True');
+  });
 });
 
 describe('decide: port mapping', () => {
@@ -1299,7 +1285,7 @@ describe('aggregate helpers', () => {
   it('clip keeps short messages and cuts long ones to max with an ellipsis', () => {
     assert.equal(clip('abc', 3), 'abc');
     assert.equal(clip('abcd', 3), 'ab…');
-    assert.equal(clip('x'.repeat(5000)).length, 1024);
+    assert.equal(clip('x'.repeat(5000)).length, 512);
   });
   it('aggregateInterface: no pod declares it → Pending, unsettled', () => {
     const c = parsed(v1Raw());

@@ -88,8 +88,11 @@ export function okCard(raw: Record<string, unknown>, opts: StaticCheckOptions = 
   return { ok: true, card, digest: cardDigest(raw), findings: staticChecks(card, opts) };
 }
 
-export function failedCard(message = 'GET /.well-known/agent-card.json: connect ECONNREFUSED'): PodCard {
-  return { ok: false, reason: 'CardFetchFailed', message };
+export function failedCard(
+  message = 'GET /.well-known/agent-card.json: connect ECONNREFUSED',
+  confirmed = true,
+): PodCard {
+  return { ok: false, reason: 'CardFetchFailed', message, confirmed };
 }
 
 export type VerdictSpec = InterfaceState | Partial<InterfaceVerdict> | undefined;
