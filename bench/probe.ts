@@ -1,0 +1,178 @@
+/**
+ * `npm run bench:probe`: probes per second and client CPU per probe, this operator's Prober
+ * against the official SDK client doing the equivalent GetTask calls, in the same run, over a
+ * few hundred interfaces on real SDK agents running in separate processes (so the CPU measured
+ * here is the client's only). Prints both and the ratio; asserts nothing.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { AgentCard, AgentInterface } from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import type { CardInterface } from '../src/card/index.js';
+import { Prober } from '../src/probe/index.js';
+import type { AgentPorts } from '../test/agents/agent-config.js';
+
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 4);
+const INTERFACES = Number(process.env.BENCH_INTERFACES ?? 300);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const root = join(import.meta.dirname, '..');
+
+async function startAgentProcess(): Promise<{ child: ChildProcess; ports: AgentPorts }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/agents/agent-server.ts', JSON.stringify({ grpc: {} })],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { child, ports: (JSON.parse(line.slice('READY '.length)) as { ports: AgentPorts }).ports };
+}
+
+interface Target {
+  port: number;
+  iface: CardInterface;
+  sdk: Client;
+}
+
+async function limited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+interface Measure {
+  probesPerSecond: number;
+  cpuMicrosPerProbe: number;
+}
+
+async function measure(count: number, run: () => Promise<void>): Promise<Measure> {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await run();
+  const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { probesPerSecond: count / seconds, cpuMicrosPerProbe: (used.user + used.system) / count };
+}
+
+function sdkCard(iface: AgentInterface): AgentCard {
+  return {
+    name: 'bench',
+    description: '',
+    version: '1',
+    supportedInterfaces: [iface],
+    provider: undefined,
+    capabilities: { extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: [],
+    defaultOutputModes: [],
+    skills: [],
+    signatures: [],
+  };
+}
+
+const agents = await Promise.all(Array.from({ length: AGENTS }, () => startAgentProcess()));
+const prober = new Prober({ concurrency: CONCURRENCY });
+const factory = new ClientFactory({
+  transports: [new JsonRpcTransportFactory(), new RestTransportFactory(), new GrpcTransportFactory()],
+});
+try {
+  // One SDK client per (agent, binding), created up front, as the Prober keeps one pool/channel per target.
+  const perAgent = await Promise.all(
+    agents.map(async ({ ports }) => {
+      const http = `http://127.0.0.1:${ports.http}`;
+      const defs: [number, string, string, string][] = [
+        [ports.http!, 'JSONRPC', `${http}/a2a/jsonrpc`, `${http}/a2a/jsonrpc`],
+        [ports.http!, 'HTTP+JSON', `${http}/a2a/rest`, `${http}/a2a/rest`],
+        // The SDK dials its gRPC URL as a grpc-js target with insecure credentials.
+        [ports.grpc!, 'GRPC', `http://127.0.0.1:${ports.grpc}`, `127.0.0.1:${ports.grpc}`],
+      ];
+      return Promise.all(
+        defs.map(async ([port, binding, url, sdkUrl]) => {
+          const sdk = await factory.createFromAgentCard(
+            sdkCard({ url: sdkUrl, protocolBinding: binding, protocolVersion: '1.0', tenant: '' }),
+          );
+          const iface: CardInterface = {
+            url,
+            protocolBinding: binding,
+            protocolVersion: '1.0',
+            index: 0,
+            declaredAt: 'bench',
+          };
+          return { port, iface, sdk };
+        }),
+      );
+    }),
+  );
+  const base = perAgent.flat();
+  const targets: Target[] = Array.from({ length: INTERFACES }, (_, i) => base[i % base.length]!);
+
+  const operatorRound = () =>
+    limited(targets, CONCURRENCY, async (t) => {
+      const r = await prober.probe({ address: '127.0.0.1', port: t.port }, t.iface, { timeoutMs: 5000 });
+      if (r.state !== 'Verified') throw new Error(`operator probe not Verified: ${r.message}`);
+    });
+  const sdkRound = () =>
+    limited(targets, CONCURRENCY, async (t) => {
+      try {
+        await t.sdk.getTask({ id: randomUUID(), tenant: '' });
+        throw new Error('SDK getTask found a random task');
+      } catch (err) {
+        if (!(err instanceof TaskNotFoundError)) throw err; // the expected answer for a random id
+      }
+    });
+
+  await operatorRound(); // warm-up: connections, JIT
+  await sdkRound();
+  const results: { operator: Measure[]; sdk: Measure[] } = { operator: [], sdk: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternate the order so neither side always runs on a warmer process.
+    if (round % 2 === 0) {
+      results.operator.push(await measure(targets.length, operatorRound));
+      results.sdk.push(await measure(targets.length, sdkRound));
+    } else {
+      results.sdk.push(await measure(targets.length, sdkRound));
+      results.operator.push(await measure(targets.length, operatorRound));
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const op = {
+    pps: median(results.operator.map((m) => m.probesPerSecond)),
+    cpu: median(results.operator.map((m) => m.cpuMicrosPerProbe)),
+  };
+  const sdk = {
+    pps: median(results.sdk.map((m) => m.probesPerSecond)),
+    cpu: median(results.sdk.map((m) => m.cpuMicrosPerProbe)),
+  };
+  const line = (name: string, m: { pps: number; cpu: number }) =>
+    `${name.padEnd(26)} ${m.pps.toFixed(0).padStart(10)} ${m.cpu.toFixed(0).padStart(16)}`;
+  process.stdout.write(
+    [
+      `bench:probe: ${targets.length} interfaces (JSONRPC, HTTP+JSON, GRPC at v1.0) on ${AGENTS} SDK agent processes, concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds`,
+      `${''.padEnd(26)} ${'probes/s'.padStart(10)} ${'CPU µs/probe'.padStart(16)}`,
+      line('a2a-operator Prober', op),
+      line('@a2a-js/sdk client getTask', sdk),
+      `ratio (operator / SDK): throughput ${(op.pps / sdk.pps).toFixed(2)}x, CPU per probe ${(op.cpu / sdk.cpu).toFixed(2)}x`,
+      '',
+    ].join('\n'),
+  );
+} finally {
+  await prober.close();
+  for (const { child } of agents) child.kill('SIGTERM');
+}
