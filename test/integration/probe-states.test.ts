@@ -278,7 +278,6 @@ void test('a listener that accepts and never answers: Timeout', async () => {
   ]) {
     const r = await probe(p, i);
     assert.deepEqual(stateAndReason(r), ['Timeout', 'Timeout'], i.url);
-    assert.ok(r.durationMs >= timeoutMs - 50 && r.durationMs < timeoutMs * 3, String(r.durationMs));
   }
 });
 
