@@ -5,7 +5,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -20,22 +19,23 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	var obj map[string]interface{}
-	if err := json.Unmarshal(data, &obj); err != nil {
-		fmt.Fprintln(os.Stderr, "input is not a JSON object:", err)
-		os.Exit(2)
-	}
-	items := []map[string]interface{}{obj}
-	if list, ok := obj["items"].([]interface{}); ok {
-		items = nil
-		for _, it := range list {
-			if m, ok := it.(map[string]interface{}); ok {
-				items = append(items, m)
-			}
+	// UnmarshalJSON keeps integers as int64, as the API machinery expects (plain
+	// encoding/json would make metadata.generation a float64).
+	var items []*unstructured.Unstructured
+	probe := &unstructured.Unstructured{}
+	if err := probe.UnmarshalJSON(data); err == nil && !probe.IsList() {
+		items = append(items, probe)
+	} else {
+		list := &unstructured.UnstructuredList{}
+		if err := list.UnmarshalJSON(data); err != nil {
+			fmt.Fprintln(os.Stderr, "input is neither a Kubernetes object nor a List:", err)
+			os.Exit(2)
+		}
+		for i := range list.Items {
+			items = append(items, &list.Items[i])
 		}
 	}
-	for _, it := range items {
-		u := &unstructured.Unstructured{Object: it}
+	for _, u := range items {
 		res, err := status.Compute(u)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "compute:", err)

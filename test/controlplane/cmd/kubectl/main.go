@@ -3,8 +3,8 @@
 package main
 
 import (
-	"k8s.io/component-base/cli"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
+	"k8s.io/component-base/cli"
 	"k8s.io/kubectl/pkg/cmd"
 	"k8s.io/kubectl/pkg/cmd/util"
 )

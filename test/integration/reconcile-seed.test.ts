@@ -1,0 +1,231 @@
+// The seed scenario (shared/seeds/000) end to end on a real control plane: a v0.3 card whose
+// preferredTransport GRPC names the JSON-RPC url, and a gRPC server on :9443 without the A2A
+// service registered. Two pods serve it, over TLS with a private CA.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { stringify } from 'yaml';
+import { createTestCa, type TestCa } from '../agents/test-certs.js';
+import { useCluster, type Cluster } from '../harness/cluster.js';
+import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { condition, waitAgent, type AgentView } from '../harness/wait.js';
+import { binaryPath } from '../harness/binaries.js';
+import { execFileSync } from 'node:child_process';
+
+let cluster: Cluster;
+let ns: string;
+let operator: OperatorProcess;
+let ca: TestCa;
+const pods: AgentPod[] = [];
+let settled: AgentView;
+
+export const seedCard = {
+  name: 'seed-agent',
+  description: 'the agent of shared/seeds/000',
+  version: '1.0.0',
+  protocolVersion: '0.3.0',
+  url: 'https://agent.internal:8443',
+  preferredTransport: 'GRPC',
+  additionalInterfaces: [
+    { url: 'https://agent.internal:8443', transport: 'JSONRPC' },
+    { url: 'https://agent.internal:9443', transport: 'GRPC' },
+  ],
+  capabilities: {},
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [],
+};
+
+before(async () => {
+  cluster = await useCluster();
+  ns = await cluster.createNamespace('seed');
+  ca = createTestCa();
+  const cert = ca.issue(['agent.internal']);
+  for (const i of [0, 1]) {
+    pods.push(
+      await startAgentPod(cluster, {
+        namespace: ns,
+        name: `seed-${i}`,
+        labels: { app: 'seed' },
+        config: {
+          http: { port: 8443, tls: cert, jsonrpcPath: '/', restPath: null },
+          grpc: { port: 9443, tls: cert, register: false },
+          legacyCompat: true,
+          interfaces: [
+            { url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+          ],
+          card: { serve: 'json', json: seedCard },
+        },
+      }),
+    );
+  }
+  const caMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'seed-ca', namespace: ns },
+    data: { 'ca.crt': ca.caCert },
+  };
+  const agent = {
+    apiVersion: 'a2a.dev/v1alpha1',
+    kind: 'A2AAgent',
+    metadata: { name: 'seed', namespace: ns },
+    spec: {
+      selector: { matchLabels: { app: 'seed' } },
+      ports: [
+        { name: 'https', port: 8443 },
+        { name: 'grpc', port: 9443 },
+      ],
+      card: { port: 'https', scheme: 'HTTPS' },
+      hosts: ['agent.internal'],
+      tls: { caBundle: { configMapKeyRef: { name: 'seed-ca', key: 'ca.crt' } } },
+      probe: { periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 2 },
+    },
+  };
+  const applied = await cluster.kubectl(['apply', '-f', '-'], {
+    input: `${stringify(caMap)}---\n${stringify(agent)}`,
+  });
+  assert.equal(applied.code, 0, applied.stderr);
+  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
+  await operator.waitReady();
+  settled = await waitAgent(
+    cluster,
+    ns,
+    'seed',
+    'Stalled (failures confirmed)',
+    (a) => condition(a, 'Stalled')?.status === 'True',
+    60_000,
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err)}\n${operator.proc.tail(40)}`);
+  });
+});
+
+after(async () => {
+  await operator?.stop();
+  await Promise.all(pods.map((p) => p.destroy()));
+  ca?.dispose();
+});
+
+describe('seed scenario', () => {
+  test('status names each interface truthfully', () => {
+    assert.equal(settled.status?.card?.shape, 'v0.3');
+    assert.deepEqual(
+      settled.status?.interfaces?.map(
+        (i) => `${i.protocolBinding}@${i.url}=${i.state} ${i.verifiedPods} advertised=${i.advertised}`,
+      ),
+      [
+        'GRPC@https://agent.internal:8443=WrongBinding 0/2 advertised=false',
+        'JSONRPC@https://agent.internal:8443=Verified 2/2 advertised=true',
+        'GRPC@https://agent.internal:9443=Unimplemented 0/2 advertised=false',
+      ],
+    );
+    assert.match(settled.status!.interfaces![2]!.message, /UNIMPLEMENTED/);
+    assert.equal(condition(settled, 'Ready')?.status, 'False');
+    assert.equal(condition(settled, 'Ready')?.reason, 'PreferredTransportMismatch');
+    assert.equal(condition(settled, 'CardValid')?.reason, 'PreferredTransportMismatch');
+    assert.equal(condition(settled, 'InterfacesVerified')?.reason, 'WrongBinding');
+    assert.equal(condition(settled, 'Stalled')?.reason, 'FailureConfirmed');
+    assert.equal(condition(settled, 'Reconciling')?.status, 'False');
+    assert.equal(settled.status?.verified, '1/3');
+    assert.equal(settled.status?.advertised?.preferred?.protocolBinding, 'JSONRPC');
+  });
+
+  test('kubectl get shows READY False with the reason; describe shows every interface', async () => {
+    const get = await cluster.kubectl(['get', 'a2aagents', '-n', ns]);
+    assert.match(get.stdout, /seed\s+False\s+PreferredTransportMismatch\s+1\/3\s+JSONRPC\s+2\/2/);
+    const describe = await cluster.kubectl(['describe', 'a2a', 'seed', '-n', ns]);
+    assert.equal(describe.code, 0, describe.stderr);
+    for (const state of ['WrongBinding', 'Unimplemented', 'Verified'])
+      assert.match(describe.stdout, new RegExp(`State:\\s+${state}`));
+    assert.match(describe.stdout, /Message:\s+.*UNIMPLEMENTED/);
+    assert.match(describe.stdout, /Events:/);
+    assert.match(describe.stdout, /Warning\s+InterfaceUnimplemented/);
+  });
+
+  test('Events were recorded for the transitions', async () => {
+    const ev = await cluster.kubectl([
+      'get',
+      'events',
+      '-n',
+      ns,
+      '--field-selector',
+      'involvedObject.name=seed',
+      '-o',
+      'json',
+    ]);
+    const items = (
+      JSON.parse(ev.stdout) as { items: { reason: string; type: string; message?: string; note?: string }[] }
+    ).items;
+    const reasons = new Set(items.map((e) => e.reason));
+    for (const r of [
+      'PreferredTransportMismatch',
+      'WrongBinding',
+      'InterfaceUnimplemented',
+      'InterfaceVerified',
+    ]) {
+      assert.ok(reasons.has(r), `missing event ${r}; have ${[...reasons].join(', ')}`);
+    }
+  });
+
+  test('kubectl wait for Ready times out; kstatus judges it Failed', async () => {
+    const wait = await cluster.kubectl([
+      'wait',
+      '--for=condition=Ready',
+      '--timeout=3s',
+      '-n',
+      ns,
+      'a2a/seed',
+    ]);
+    assert.notEqual(wait.code, 0);
+    const json = (await cluster.kubectl(['get', 'a2a', 'seed', '-n', ns, '-o', 'json'])).stdout;
+    const out = execFileSync(binaryPath('kstatus-check'), { input: json, encoding: 'utf8' });
+    assert.match(out, new RegExp(`^${ns}/seed Failed `));
+  });
+
+  test('routing: the grpc slice is empty, the https slice lists both pods, the card advertises JSON-RPC only', async () => {
+    const slices = JSON.parse(
+      (
+        await cluster.kubectl([
+          'get',
+          'endpointslices',
+          '-n',
+          ns,
+          '-l',
+          'kubernetes.io/service-name=seed',
+          '-o',
+          'json',
+        ])
+      ).stdout,
+    ) as { items: { metadata: { name: string }; endpoints?: { addresses: string[] }[] }[] };
+    const byName = Object.fromEntries(
+      slices.items.map((s) => [s.metadata.name, (s.endpoints ?? []).map((e) => e.addresses[0]).sort()]),
+    );
+    assert.deepEqual(byName, { 'seed-grpc': [], 'seed-https': pods.map((p) => p.ip).sort() });
+    const cm = JSON.parse(
+      (await cluster.kubectl(['get', 'configmap', 'seed-agent-card', '-n', ns, '-o', 'json'])).stdout,
+    ) as {
+      data: Record<string, string>;
+    };
+    const card = JSON.parse(cm.data['agent-card.json']!) as typeof seedCard;
+    assert.equal(card.url, 'https://agent.internal:8443');
+    assert.equal(card.preferredTransport, 'JSONRPC');
+    assert.deepEqual(card.additionalInterfaces, [
+      { url: 'https://agent.internal:8443', transport: 'JSONRPC' },
+    ]);
+    const served = await fetch(`${operator.cardsUrl}/cards/${ns}/seed`);
+    assert.equal(served.status, 200);
+    assert.deepEqual(await served.json(), card);
+  });
+
+  test('the readiness gate condition is False on both pods', async () => {
+    for (const p of pods) {
+      const pod = JSON.parse(
+        (await cluster.kubectl(['get', 'pod', p.name, '-n', ns, '-o', 'json'])).stdout,
+      ) as {
+        status: { conditions: { type: string; status: string; reason?: string }[] };
+      };
+      const gate = pod.status.conditions.find((c) => c.type === 'a2a.dev/card-verified');
+      assert.equal(gate?.status, 'False', JSON.stringify(pod.status.conditions));
+      assert.equal(gate?.reason, 'WrongBinding');
+    }
+  });
+});
