@@ -3,6 +3,9 @@
  * (TEST_ASSET_KUBE_APISERVER / TEST_ASSET_ETCD / TEST_ASSET_KUBECTL, then KUBEBUILDER_ASSETS),
  * otherwise builds them from the Go module in test/controlplane into
  * .cache/bin/<hash of the module>, so a rebuild happens only when the module changes.
+ *
+ * helm comes from its own module, test/helm (its Kubernetes libraries would fight the control
+ * plane's pins), built into .cache/bin/helm-<hash> the same way; TEST_ASSET_HELM overrides it.
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -16,9 +19,13 @@ const CACHE_DIR = join(REPO_ROOT, '.cache', 'bin');
 /** The Kubernetes release the module pins; stamped into the binaries' version. */
 export const KUBERNETES_VERSION = 'v1.37.2';
 
-export type BinaryName = 'kube-apiserver' | 'etcd' | 'kubectl' | 'kstatus-check' | 'helm';
+export type BinaryName = 'kube-apiserver' | 'etcd' | 'kubectl' | 'kstatus-check' | 'cel-eval' | 'helm';
 
-const BUILT: BinaryName[] = ['kube-apiserver', 'etcd', 'kubectl', 'kstatus-check'];
+const BUILT: BinaryName[] = ['kube-apiserver', 'etcd', 'kubectl', 'kstatus-check', 'cel-eval'];
+
+const HELM_MODULE_DIR = join(REPO_ROOT, 'test', 'helm');
+/** The helm release test/helm/go.mod pins (`tool helm.sh/helm/v3/cmd/helm`). */
+export const HELM_VERSION = 'v3.22.0';
 
 function listFiles(dir: string): string[] {
   let out: string[] = [];
@@ -30,10 +37,10 @@ function listFiles(dir: string): string[] {
   return out;
 }
 
-function moduleHash(): string {
+function moduleHash(dir = MODULE_DIR): string {
   const h = createHash('sha256');
-  for (const f of listFiles(MODULE_DIR)) {
-    h.update(f.slice(MODULE_DIR.length));
+  for (const f of listFiles(dir)) {
+    h.update(f.slice(dir.length));
     h.update(readFileSync(f));
   }
   return h.digest('hex').slice(0, 16);
@@ -82,9 +89,52 @@ export function buildBinaries(log: (line: string) => void = () => {}): string {
   return dir;
 }
 
-/** Path of one binary: from the envtest variables when set, else built from the module. */
+/**
+ * Builds helm from test/helm (idempotent, safe across processes), stamped as the release
+ * Makefile does: without the ldflags `helm version` says v3.x and helm's default Kubernetes
+ * version (capabilities, lint) would be v1.20.
+ */
+export function buildHelm(log: (line: string) => void = () => {}): string {
+  const dir = join(CACHE_DIR, `helm-${moduleHash(HELM_MODULE_DIR)}`);
+  if (existsSync(join(dir, 'helm'))) return join(dir, 'helm');
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  const minor = KUBERNETES_VERSION.split('.')[1];
+  const ldflags = [
+    '-s',
+    '-w',
+    `-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}`,
+    '-X helm.sh/helm/v3/internal/version.gitTreeState=clean',
+    '-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1',
+    `-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=${minor}`,
+    '-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1',
+    `-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=${minor}`,
+  ].join(' ');
+  log(`building helm ${HELM_VERSION} from test/helm into ${dir}`);
+  const started = Date.now();
+  execFileSync(
+    'go',
+    ['build', '-trimpath', '-o', join(tmp, 'helm'), '-ldflags', ldflags, 'helm.sh/helm/v3/cmd/helm'],
+    {
+      cwd: HELM_MODULE_DIR,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  log(`built in ${Math.round((Date.now() - started) / 1000)}s`);
+  try {
+    renameSync(tmp, dir);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return join(dir, 'helm');
+}
+
+/** Path of one binary: from the envtest variables when set, else built from its module. */
 export function binaryPath(name: BinaryName, log?: (line: string) => void): string {
   const fromEnv = envAsset(name);
   if (fromEnv) return fromEnv;
+  if (name === 'helm') return buildHelm(log);
   return join(buildBinaries(log), name);
 }
