@@ -6,6 +6,16 @@ import { useCluster, type Cluster } from '../harness/cluster.js';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { condition, waitAgent } from '../harness/wait.js';
+import { execFileSync } from 'node:child_process';
+import { binaryPath } from '../harness/binaries.js';
+
+/** API writes the operator made so far, from its own request metrics. */
+async function apiWrites(op: OperatorProcess): Promise<number> {
+  const text = await op.metrics();
+  return [
+    ...text.matchAll(/^a2a_operator_api_requests_total\{method="(PATCH|POST|PUT|DELETE)"[^}]*\} (\d+)/gm),
+  ].reduce((n, m) => n + Number(m[2]), 0);
+}
 
 let cluster: Cluster;
 let ns: string;
@@ -100,5 +110,47 @@ describe('healthy three-binding agent', () => {
     for (const c of a.status?.conditions ?? []) assert.equal(c.observedGeneration, a.metadata.generation);
     const get = await cluster.kubectl(['get', 'a2a', 'weather', '-n', ns]);
     assert.match(get.stdout, /weather\s+True\s+Succeeded\s+3\/3\s+JSONRPC\s+3\/3/);
+  });
+
+  test('kstatus (the real library) judges it Current', async () => {
+    const json = (await cluster.kubectl(['get', 'a2a', 'weather', '-n', ns, '-o', 'json'])).stdout;
+    assert.match(
+      execFileSync(binaryPath('kstatus-check'), { input: json, encoding: 'utf8' }),
+      new RegExp(`^${ns}/weather Current`),
+    );
+  });
+
+  test('a steady agent causes zero API writes over several probe periods', async () => {
+    const periodSeconds = 5;
+    const rv = async (kind: string, name: string) =>
+      (await cluster.kubectl(['get', kind, name, '-n', ns, '-o', 'jsonpath={.metadata.resourceVersion}']))
+        .stdout;
+    const objects: [string, string][] = [
+      ['a2a', 'weather'],
+      ['service', 'weather'],
+      ['endpointslice', 'weather-http'],
+      ['endpointslice', 'weather-grpc'],
+      ['configmap', 'weather-agent-card'],
+      ['pod', 'weather-0'],
+    ];
+    const before = await Promise.all(objects.map(([k, n]) => rv(k, n)));
+    const writesBefore = await apiWrites(operator);
+    const probesBefore = await operator
+      .metrics()
+      .then((m) =>
+        [...m.matchAll(/^a2a_operator_probes_total\{[^}]*\} (\d+)/gm)].reduce((n, x) => n + Number(x[1]), 0),
+      );
+    await new Promise((r) => setTimeout(r, 3 * periodSeconds * 1000 + 1000));
+    const probesAfter = await operator
+      .metrics()
+      .then((m) =>
+        [...m.matchAll(/^a2a_operator_probes_total\{[^}]*\} (\d+)/gm)].reduce((n, x) => n + Number(x[1]), 0),
+      );
+    assert.ok(
+      probesAfter - probesBefore >= 2 * 9,
+      `the agent was probed (${probesAfter - probesBefore} probes)`,
+    );
+    assert.equal(await apiWrites(operator), writesBefore, 'no API write while nothing changed');
+    assert.deepEqual(await Promise.all(objects.map(([k, n]) => rv(k, n))), before, 'no object was rewritten');
   });
 });

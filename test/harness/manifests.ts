@@ -1,0 +1,49 @@
+/** Manifests and agent configs the integration tests share. */
+import { stringify } from 'yaml';
+import type { AgentConfig } from '../agents/agent-config.js';
+import type { Cluster } from './cluster.js';
+
+/** A v1.0 agent serving JSON-RPC and REST on :8080 and gRPC on :9090, as `svc` names them. */
+export function healthyAgentConfig(svc: string, extra: Partial<AgentConfig> = {}): AgentConfig {
+  return {
+    http: { port: 8080 },
+    grpc: { port: 9090 },
+    interfaces: [
+      { url: `http://${svc}:8080/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `http://${svc}:8080/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: `http://${svc}:9090`, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+    ],
+    ...extra,
+  };
+}
+
+export function agentManifest(
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown>,
+): Record<string, unknown> {
+  return { apiVersion: 'a2a.dev/v1alpha1', kind: 'A2AAgent', metadata: { name, namespace }, spec };
+}
+
+/** The spec of an agent made of healthyAgentConfig pods labelled app=<app>. */
+export function healthySpec(
+  app: string,
+  probe: Record<string, number> = { periodSeconds: 5, timeoutSeconds: 2 },
+): Record<string, unknown> {
+  return {
+    selector: { matchLabels: { app } },
+    ports: [
+      { name: 'http', port: 8080 },
+      { name: 'grpc', port: 9090 },
+    ],
+    card: { port: 'http' },
+    probe,
+  };
+}
+
+export async function apply(cluster: Cluster, ...objects: Record<string, unknown>[]): Promise<void> {
+  const res = await cluster.kubectl(['apply', '-f', '-'], {
+    input: objects.map((o) => stringify(o)).join('---\n'),
+  });
+  if (res.code !== 0) throw new Error(`kubectl apply failed: ${res.stderr}`);
+}
