@@ -2,7 +2,7 @@
  * The SDK request handler behind every test agent: a trivial executor, an in-memory store (so
  * every GetTask for a random id is TaskNotFound), and a record of the GetTask calls it saw.
  */
-import type { AgentCard, AgentInterface } from '@a2a-js/sdk';
+import { Role, type AgentCard, type AgentInterface } from '@a2a-js/sdk';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
@@ -13,15 +13,24 @@ import {
 import type { GetTaskRequest } from '@a2a-js/sdk';
 import type { SeenGetTask } from './agent-config.js';
 
+/** Answers every message with one agent message ("ok"): what a real client's sendMessage gets back. */
 const echoExecutor: AgentExecutor = {
   execute: async (ctx, bus) => {
     bus.publish({
       kind: 'message',
-      messageId: `m-${ctx.taskId}`,
-      role: 'agent',
-      parts: [{ kind: 'text', text: 'ok' }],
-      contextId: ctx.contextId,
-    } as never); // event shape differs between SDK minor versions; the executor never runs in probes
+      data: {
+        messageId: `m-${ctx.taskId}`,
+        contextId: ctx.contextId,
+        taskId: '',
+        role: Role.ROLE_AGENT,
+        parts: [
+          { content: { $case: 'text', value: 'ok' }, metadata: undefined, filename: '', mediaType: '' },
+        ],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+    });
     bus.finished();
     return Promise.resolve();
   },

@@ -47,3 +47,21 @@ export async function apply(cluster: Cluster, ...objects: Record<string, unknown
   });
   if (res.code !== 0) throw new Error(`kubectl apply failed: ${res.stderr}`);
 }
+
+/** The card of shared/seeds/000: preferredTransport GRPC at the JSON-RPC url, gRPC declared on :9443. */
+export const seedCard = {
+  name: 'seed-agent',
+  description: 'the agent of shared/seeds/000',
+  version: '1.0.0',
+  protocolVersion: '0.3.0',
+  url: 'https://agent.internal:8443',
+  preferredTransport: 'GRPC',
+  additionalInterfaces: [
+    { url: 'https://agent.internal:8443', transport: 'JSONRPC' },
+    { url: 'https://agent.internal:9443', transport: 'GRPC' },
+  ],
+  capabilities: {},
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [],
+};

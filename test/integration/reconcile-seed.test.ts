@@ -10,6 +10,7 @@ import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { condition, waitAgent, type AgentView } from '../harness/wait.js';
 import { binaryPath } from '../harness/binaries.js';
+import { seedCard } from '../harness/manifests.js';
 import { execFileSync } from 'node:child_process';
 
 let cluster: Cluster;
@@ -18,23 +19,6 @@ let operator: OperatorProcess;
 let ca: TestCa;
 const pods: AgentPod[] = [];
 let settled: AgentView;
-
-export const seedCard = {
-  name: 'seed-agent',
-  description: 'the agent of shared/seeds/000',
-  version: '1.0.0',
-  protocolVersion: '0.3.0',
-  url: 'https://agent.internal:8443',
-  preferredTransport: 'GRPC',
-  additionalInterfaces: [
-    { url: 'https://agent.internal:8443', transport: 'JSONRPC' },
-    { url: 'https://agent.internal:9443', transport: 'GRPC' },
-  ],
-  capabilities: {},
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [],
-};
 
 before(async () => {
   cluster = await useCluster();

@@ -1,0 +1,111 @@
+// Re-signing the advertised card (DESIGN 4): with spec.routing.signingKey set, a rewritten card
+// is signed again (JWS over the JCS-canonical card) and verifies with the official SDK's
+// verifyAgentCardSignature; a tampered copy does not. Without a key the stale signatures are removed.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { verifyAgentCardSignature } from '@a2a-js/sdk';
+import { useCluster, type Cluster } from '../harness/cluster.js';
+import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { waitAgent } from '../harness/wait.js';
+
+let cluster: Cluster;
+let ns: string;
+let operator: OperatorProcess;
+const pods: AgentPod[] = [];
+const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const privateJwk = { ...privateKey.export({ format: 'jwk' }), kid: 'operator-key', alg: 'ES256' };
+const publicJwk = { ...publicKey.export({ format: 'jwk' }), kid: 'operator-key', alg: 'ES256' };
+
+type Card = Record<string, unknown> & {
+  signatures?: unknown[];
+  supportedInterfaces: { protocolBinding: string; url: string }[];
+};
+
+async function advertised(name: string): Promise<Card> {
+  const cm = JSON.parse(
+    (await cluster.kubectl(['get', 'configmap', `${name}-agent-card`, '-n', ns, '-o', 'json'])).stdout,
+  ) as { data: Record<string, string> };
+  return JSON.parse(cm.data['agent-card.json']!) as Card;
+}
+
+const verify = verifyAgentCardSignature(async (kid) => {
+  assert.equal(kid, 'operator-key');
+  return publicJwk;
+});
+
+before(async () => {
+  cluster = await useCluster();
+  ns = await cluster.createNamespace('signing');
+  const config = healthyAgentConfig(`signed.${ns}.svc`);
+  config.grpc = { port: 9090, register: false }; // gRPC is withdrawn, so the card is rewritten
+  pods.push(
+    await startAgentPod(cluster, { namespace: ns, name: 'signed-0', labels: { app: 'signed' }, config }),
+  );
+  await apply(
+    cluster,
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'card-key', namespace: ns },
+      stringData: { 'key.jwk': JSON.stringify(privateJwk) },
+    },
+    agentManifest(ns, 'signed', {
+      ...healthySpec('signed'),
+      routing: { signingKey: { secretKeyRef: { name: 'card-key', key: 'key.jwk' } } },
+    }),
+    agentManifest(ns, 'unsigned', { ...healthySpec('signed'), routing: { serviceName: 'unsigned' } }),
+  );
+  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
+  await operator.waitReady();
+});
+
+after(async () => {
+  await operator?.stop();
+  await Promise.all(pods.map((p) => p.destroy()));
+});
+
+describe('advertised card signatures', () => {
+  test('the rewritten card is re-signed and verifies with the SDK verifier', async () => {
+    const a = await waitAgent(
+      cluster,
+      ns,
+      'signed',
+      'advertised and re-signed',
+      (x) => x.status?.advertised?.signatures === 'Resigned',
+    );
+    assert.equal(a.status?.advertised?.interfaces, 2);
+    const card = await advertised('signed');
+    assert.deepEqual(
+      card.supportedInterfaces.map((i) => i.protocolBinding),
+      ['JSONRPC', 'HTTP+JSON'],
+    );
+    assert.equal(card.signatures?.length, 1);
+    await verify(card as never);
+  });
+
+  test('a tampered copy does not verify', async () => {
+    const card = await advertised('signed');
+    const tampered = structuredClone(card);
+    tampered.supportedInterfaces[0]!.url = 'http://attacker.example:8080/a2a/jsonrpc';
+    await assert.rejects(verify(tampered as never));
+    const reordered = structuredClone(card);
+    reordered.supportedInterfaces.reverse();
+    await assert.rejects(verify(reordered as never), 'interface order is covered by the signature');
+  });
+
+  test('without a signing key the card is published unsigned', async () => {
+    const a = await waitAgent(
+      cluster,
+      ns,
+      'unsigned',
+      'advertised',
+      (x) => (x.status?.advertised?.interfaces ?? 0) > 0,
+    );
+    assert.equal(a.status?.advertised?.signatures, 'None');
+    const card = await advertised('unsigned');
+    assert.equal((card.signatures ?? []).length, 0, 'no signature on the published card');
+  });
+});
