@@ -180,11 +180,42 @@ interface Outcome {
   exitCode: number | null | undefined;
 }
 
+/** The API group of each plural the operator watches (its watch-error log names the plural). */
+const WATCHED_GROUPS: Record<string, string> = {
+  a2aagents: 'a2a.dev',
+  pods: '',
+  services: '',
+  endpointslices: 'discovery.k8s.io',
+  configmaps: '',
+};
+
+/**
+ * "verb resource[.group]" pairs the API server denied, from the operator's JSON log: request
+ * errors carry the server's message ("cannot patch resource ..."); a refused watch stream
+ * only says Forbidden, logged with the resource it was for.
+ */
 function deniedInLog(text: string): string[] {
-  const plain = text.replace(/\\"/g, '"');
   const out = new Set<string>();
-  for (const m of plain.matchAll(/cannot (\w+) resource "([^"]+)"(?: in API group "([^"]*)")?/g)) {
-    out.add(`${m[1]} ${m[2]}${m[3] ? `.${m[3]}` : ''}`);
+  for (const line of text.split('\n')) {
+    let entry: { msg?: string; err?: string; resource?: string };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    const err = entry.err ?? '';
+    for (const m of err.matchAll(/cannot (\w+) resource "([^"]+)"(?: in API group "([^"]*)")?/g)) {
+      out.add(`${m[1]} ${m[2]}${m[3] ? `.${m[3]}` : ''}`);
+    }
+    if (
+      entry.msg?.startsWith('watch error') &&
+      /Forbidden/.test(err) &&
+      !/cannot list/.test(err) &&
+      entry.resource
+    ) {
+      const group = WATCHED_GROUPS[entry.resource];
+      out.add(`watch ${entry.resource}${group ? `.${group}` : ''}`);
+    }
   }
   return [...out].sort();
 }
@@ -293,16 +324,17 @@ async function runScenario(label: string, deadlineMs: number, graceMs = 30_000):
   } finally {
     // A denied operator may never finish syncing its caches, and it does not stop before
     // they sync: removal runs give it a short grace before SIGKILL.
-    dbg(`${label}: stopping`);
-    await operator.proc.stop('SIGTERM', graceMs);
-    dbg(`${label}: stopped`);
+    // process.ts unrefs the child: after its SIGKILL timer fired, nothing would keep this
+    // test process alive until the exit event arrives.
+    const keepAlive = setInterval(() => {}, 1000);
+    await operator.proc.stop('SIGTERM', graceMs).finally(() => clearInterval(keepAlive));
     // Nothing left for the next cluster-wide operator to reconcile (no garbage collector here).
     await cluster.kubectl(['delete', 'a2a', '--all', '-n', ns, '--wait=false']);
   }
   outcome.exitCode = operator.proc.child.exitCode;
   outcome.denied = deniedInLog(readFileSync(operator.logFile, 'utf8'));
-  if (!outcome.passed && process.env.A2A_RBAC_DEBUG)
-    process.stderr.write(`${label}: ${JSON.stringify(outcome)}\n${operator.proc.tail(20)}\n`);
+  dbg(`${label} (${Date.now() - started}ms): ${JSON.stringify(outcome)}`);
+  if (!outcome.passed && process.env.A2A_RBAC_DEBUG) process.stderr.write(`${operator.proc.tail(8)}\n`);
   return outcome;
 }
 
@@ -387,14 +419,10 @@ describe('chart RBAC, with the operator running under the chart ServiceAccount',
             .filter((r) => r.verbs.length > 0);
           const resource = `${rule.resources[0]}${rule.apiGroups[0] ? `.${rule.apiGroups[0]}` : ''}`;
           const label = `${verb}-${rule.resources[0]!.replace('/', '-')}`;
-          dbg(`${label}: replacing`);
           await kubectlOk(['replace', '-f', '-'], JSON.stringify({ ...m, rules: reduced }));
           try {
-            dbg(`${label}: waiting for the authorizer`);
             await waitDenied(verb, rule, kind === 'Role' ? releaseNs : 'default');
-            dbg(`${label}: running`);
             const o = await runScenario(label, 45_000, 2_000);
-            dbg(`${label}: done ${JSON.stringify(o)}`);
             const named =
               o.denied.includes(`${verb} ${resource}`) ||
               o.statusDenials.some((s) =>
@@ -407,9 +435,7 @@ describe('chart RBAC, with the operator running under the chart ServiceAccount',
             else if (!named)
               problems.push(`${verb} ${resource}: failed, but the denial of that verb was not observed`);
           } finally {
-            dbg(`${label}: restoring`);
             await kubectlOk(['replace', '-f', '-'], JSON.stringify(m));
-            dbg(`${label}: restored`);
           }
         }
       }
