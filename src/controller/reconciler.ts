@@ -28,6 +28,7 @@ import { MemoryStore } from './agent-memory.js';
 import { applyRouting, serviceConflict, type OwnedCaches } from './apply-routing.js';
 import { resolveCredentials } from './credentials.js';
 import { decide, serviceNameOf, type Decision } from './decide.js';
+import { progressStatus, invalidSpecStatus } from './interim-status.js';
 import { observePods } from './observe-pods.js';
 import { CARD_VERIFIED_GATE, observePod } from './pod-state.js';
 import type { ProbeBackend } from './probe-backend.js';
@@ -114,7 +115,7 @@ export class AgentReconciler {
         .slice(0, 3)
         .map((i) => `${i.path.join('.')}: ${i.message}`)
         .join('; ')}`;
-      await this.writeStatus(agent, stalledStatus(agent.status, generation, message, this.now()), signal);
+      await this.writeStatus(agent, invalidSpecStatus(agent.status, generation, message, this.now()), signal);
       return {};
     }
     const spec = parsed.data;
@@ -260,65 +261,4 @@ export class AgentReconciler {
     );
     this.deps.observer?.statusWritten?.();
   }
-}
-
-function progressStatus(
-  previous: A2AAgentStatus | undefined,
-  generation: number | undefined,
-  now: number,
-): A2AAgentStatus {
-  const t = new Date(now).toISOString();
-  const keep = (type: string, status: 'True' | 'False' | 'Unknown') => {
-    const old = previous?.conditions?.find((c) => c.type === type);
-    return old && old.status === status ? old.lastTransitionTime : t;
-  };
-  const set = new Map((previous?.conditions ?? []).map((c) => [c.type, c]));
-  const put = (type: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string) =>
-    set.set(type, {
-      type,
-      status,
-      reason,
-      message,
-      observedGeneration: generation,
-      lastTransitionTime: keep(type, status),
-    });
-  put('Ready', 'Unknown', Reason.Probing, 'probing the pods of this generation');
-  put('Reconciling', 'True', Reason.Probing, 'fetching cards and probing interfaces');
-  put('Stalled', 'False', Reason.Probing, '');
-  for (const type of ['CardValid', 'InterfacesVerified', 'PodsConsistent', 'Advertised']) {
-    const old = set.get(type);
-    if (old) set.set(type, { ...old, observedGeneration: generation });
-    else put(type, 'Unknown', Reason.Probing, 'not probed yet');
-  }
-  return { ...previous, observedGeneration: generation, conditions: [...set.values()] };
-}
-
-function stalledStatus(
-  previous: A2AAgentStatus | undefined,
-  generation: number | undefined,
-  message: string,
-  now: number,
-): A2AAgentStatus {
-  const t = new Date(now).toISOString();
-  const keep = (type: string, status: 'True' | 'False' | 'Unknown') => {
-    const old = previous?.conditions?.find((c) => c.type === type);
-    return old && old.status === status ? old.lastTransitionTime : t;
-  };
-  const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason: string, msg: string) => ({
-    type,
-    status,
-    reason,
-    message: msg,
-    observedGeneration: generation,
-    lastTransitionTime: keep(type, status),
-  });
-  return {
-    ...previous,
-    observedGeneration: generation,
-    conditions: [
-      cond('Ready', 'False', Reason.InvalidSpec, message),
-      cond('Reconciling', 'False', Reason.InvalidSpec, ''),
-      cond('Stalled', 'True', Reason.InvalidSpec, message),
-    ],
-  };
 }

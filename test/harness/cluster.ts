@@ -118,12 +118,8 @@ function makeCluster(desc: SharedDescription, controlPlane?: ControlPlane): Clus
   };
 }
 
-/** Starts a control plane for a whole test run; the caller passes the env on and calls stop(). */
-export async function startSharedCluster(): Promise<{ kubeconfigPath: string; stop: () => Promise<void> }> {
-  if (process.env.USE_EXISTING_CLUSTER === 'true') {
-    const kubeconfigPath = process.env.KUBECONFIG ?? join(process.env.HOME ?? '', '.kube', 'config');
-    return { kubeconfigPath, stop: async () => {} };
-  }
+/** Starts a control plane of our own, with the CRDs applied. */
+async function startOwnCluster(): Promise<{ cluster: Cluster; desc: SharedDescription; cp: ControlPlane }> {
   const cp = new ControlPlane();
   const info = await cp.start({ log });
   const desc: SharedDescription = {
@@ -135,9 +131,19 @@ export async function startSharedCluster(): Promise<{ kubeconfigPath: string; st
   };
   const cluster = makeCluster(desc, cp);
   await applyCrds(cluster.kubectl);
+  return { cluster, desc, cp };
+}
+
+/** Starts a control plane for a whole test run; the caller passes the env on and calls stop(). */
+export async function startSharedCluster(): Promise<{ kubeconfigPath: string; stop: () => Promise<void> }> {
+  if (process.env.USE_EXISTING_CLUSTER === 'true') {
+    const kubeconfigPath = process.env.KUBECONFIG ?? join(process.env.HOME ?? '', '.kube', 'config');
+    return { kubeconfigPath, stop: async () => {} };
+  }
+  const { desc, cp } = await startOwnCluster();
   process.env.A2A_TEST_CLUSTER = JSON.stringify(desc);
   process.env.A2A_TEST_KUBECONFIG = desc.kubeconfigPath;
-  return { kubeconfigPath: info.kubeconfigPath, stop: () => cp.stop() };
+  return { kubeconfigPath: desc.kubeconfigPath, stop: () => cp.stop() };
 }
 
 let current: Promise<Cluster> | undefined;
@@ -163,18 +169,8 @@ async function connect(): Promise<Cluster> {
     await applyCrds(cluster.kubectl);
     return { ...cluster, version };
   }
-  const cp = new ControlPlane();
-  const info = await cp.start({ log });
-  const desc: SharedDescription = {
-    kubeconfigPath: info.kubeconfigPath,
-    server: info.server,
-    caFile: info.caFile,
-    version: await cp.version(),
-    existing: false,
-  };
+  const { cluster, cp } = await startOwnCluster();
   process.on('exit', () => cp.stopSync());
-  const cluster = makeCluster(desc, cp);
-  await applyCrds(cluster.kubectl);
   return cluster;
 }
 

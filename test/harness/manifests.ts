@@ -65,3 +65,17 @@ export const seedCard = {
   defaultOutputModes: ['text/plain'],
   skills: [],
 };
+
+/**
+ * The seed scenario's pod: JSON-RPC on :8443 (TLS, at "/") serving seedCard, and a gRPC server on
+ * :9443 (TLS) with the A2A service never registered.
+ */
+export function seedAgentConfig(cert: { cert: string; key: string }): AgentConfig {
+  return {
+    http: { port: 8443, tls: cert, jsonrpcPath: '/', restPath: null },
+    grpc: { port: 9443, tls: cert, register: false },
+    legacyCompat: true,
+    interfaces: [{ url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    card: { serve: 'json', json: seedCard },
+  };
+}

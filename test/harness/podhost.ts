@@ -2,8 +2,10 @@
  * Pod hosts: network namespaces joined to one bridge (a2abr0, 10.244.0.1/16), each with its
  * own private address, standing in for pods. The API server refuses loopback addresses in
  * EndpointSlices, and real pods have their own IPs, so agents under test run inside these.
- * Only addresses made here are ever dialled. Namespaces, links and address claims are
- * removed on destroy() and, as a last resort, when the test process exits.
+ * Only addresses made here are ever dialled. A host can carry extra addresses (addAddress()),
+ * so one agent process bound to 0.0.0.0 can stand in for several pods (the benchmark does).
+ * Namespaces, links and address claims are removed on destroy() and, as a last resort, when
+ * the test process exits.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -89,6 +91,8 @@ function claimAddress(netns: string): string {
 
 export class PodHost {
   readonly processes: Managed[] = [];
+  /** Addresses added after the first one (addAddress()), in the order they were added. */
+  readonly extraIps: string[] = [];
   private destroyed = false;
 
   private constructor(
@@ -122,6 +126,23 @@ export class PodHost {
       throw err;
     }
     return host;
+  }
+
+  /** Every address of this host: the first one, then the extra ones. */
+  get ips(): string[] {
+    return [this.ip, ...this.extraIps];
+  }
+
+  /**
+   * Adds one more address to the host's eth0 (claimed like the first one, released on
+   * destroy) and returns it. A listener bound to 0.0.0.0 inside the namespace answers on it.
+   */
+  addAddress(): string {
+    if (this.destroyed) throw new Error(`pod host ${this.netns} is destroyed`);
+    const addr = claimAddress(this.netns);
+    this.extraIps.push(addr); // recorded first, so destroy() releases the claim even if `ip` fails
+    ip(['-n', this.netns, 'addr', 'add', `${addr}/${PREFIX}`, 'dev', 'eth0']);
+    return addr;
   }
 
   /** Runs a command inside the namespace; its output goes to logFile. */
@@ -160,7 +181,9 @@ export class PodHost {
     }
     tryIp(['link', 'del', this.hostLink]);
     tryIp(['netns', 'del', this.netns]);
-    const claim = join(CLAIMS, this.ip);
-    if (existsSync(claim)) rmSync(claim, { recursive: true, force: true });
+    for (const addr of this.ips) {
+      const claim = join(CLAIMS, addr);
+      if (existsSync(claim)) rmSync(claim, { recursive: true, force: true });
+    }
   }
 }

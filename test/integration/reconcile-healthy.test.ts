@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import { useCluster, type Cluster } from '../harness/cluster.js';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { healthyAgentConfig } from '../harness/manifests.js';
 import { condition, waitAgent } from '../harness/wait.js';
 import { execFileSync } from 'node:child_process';
 import { binaryPath } from '../harness/binaries.js';
@@ -22,18 +23,6 @@ let ns: string;
 let operator: OperatorProcess;
 const pods: AgentPod[] = [];
 
-function healthyConfig(svc: string) {
-  return {
-    http: { port: 8080 },
-    grpc: { port: 9090 },
-    interfaces: [
-      { url: `http://${svc}:8080/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      { url: `http://${svc}:8080/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-      { url: `http://${svc}:9090`, protocolBinding: 'GRPC', protocolVersion: '1.0' },
-    ],
-  };
-}
-
 before(async () => {
   cluster = await useCluster();
   ns = await cluster.createNamespace('healthy');
@@ -44,7 +33,7 @@ before(async () => {
         namespace: ns,
         name: `weather-${i}`,
         labels: { app: 'weather' },
-        config: healthyConfig(svc),
+        config: healthyAgentConfig(svc),
       }),
     );
   }

@@ -10,7 +10,7 @@ import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { condition, waitAgent, type AgentView } from '../harness/wait.js';
 import { binaryPath } from '../harness/binaries.js';
-import { seedCard } from '../harness/manifests.js';
+import { seedAgentConfig, seedCard } from '../harness/manifests.js';
 import { execFileSync } from 'node:child_process';
 
 let cluster: Cluster;
@@ -31,15 +31,7 @@ before(async () => {
         namespace: ns,
         name: `seed-${i}`,
         labels: { app: 'seed' },
-        config: {
-          http: { port: 8443, tls: cert, jsonrpcPath: '/', restPath: null },
-          grpc: { port: 9443, tls: cert, register: false },
-          legacyCompat: true,
-          interfaces: [
-            { url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-          ],
-          card: { serve: 'json', json: seedCard },
-        },
+        config: seedAgentConfig(cert),
       }),
     );
   }
@@ -71,13 +63,18 @@ before(async () => {
   assert.equal(applied.code, 0, applied.stderr);
   operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
   await operator.waitReady();
+  // Wait for the final verdicts themselves (a card fetch that times out on a loaded machine
+  // stalls the agent for a period first, and that is not the state under test).
   settled = await waitAgent(
     cluster,
     ns,
     'seed',
-    'Stalled (failures confirmed)',
-    (a) => condition(a, 'Stalled')?.status === 'True',
-    60_000,
+    'failures confirmed',
+    (a) =>
+      condition(a, 'Stalled')?.reason === 'FailureConfirmed' &&
+      condition(a, 'CardValid')?.reason === 'PreferredTransportMismatch' &&
+      (a.status?.interfaces ?? []).map((x) => x.state).join() === 'WrongBinding,Verified,Unimplemented',
+    90_000,
   ).catch((err: unknown) => {
     throw new Error(`${String(err)}\n${operator.proc.tail(40)}`);
   });

@@ -12,7 +12,7 @@ import { createTestCa, type TestCa } from '../agents/test-certs.js';
 import { useCluster, type Cluster } from '../harness/cluster.js';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
-import { agentManifest, apply, seedCard } from '../harness/manifests.js';
+import { agentManifest, apply, seedAgentConfig } from '../harness/manifests.js';
 import { condition, waitAgent } from '../harness/wait.js';
 import { REPO_ROOT } from '../harness/binaries.js';
 
@@ -60,15 +60,7 @@ before(async () => {
     namespace: ns,
     name: 'seed-0',
     labels: { app: 'seed' },
-    config: {
-      http: { port: 8443, tls: cert, jsonrpcPath: '/', restPath: null },
-      grpc: { port: 9443, tls: cert, register: false },
-      legacyCompat: true,
-      interfaces: [
-        { url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      ],
-      card: { serve: 'json', json: seedCard },
-    },
+    config: seedAgentConfig(cert),
   });
   // The client resolves agent.internal like any client would: here, to the pod.
   removeHostsEntry();
@@ -98,7 +90,16 @@ before(async () => {
   );
   operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
   await operator.waitReady();
-  await waitAgent(cluster, ns, 'seed', 'settled', (a) => condition(a, 'Stalled')?.status === 'True');
+  await waitAgent(
+    cluster,
+    ns,
+    'seed',
+    'settled with JSON-RPC advertised',
+    (a) =>
+      condition(a, 'Stalled')?.reason === 'FailureConfirmed' &&
+      a.status?.advertised?.preferred?.protocolBinding === 'JSONRPC',
+    90_000,
+  );
 });
 
 after(async () => {
