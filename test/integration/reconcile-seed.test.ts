@@ -10,7 +10,8 @@ import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { condition, waitAgent, type AgentView } from '../harness/wait.js';
 import { binaryPath } from '../harness/binaries.js';
-import { seedAgentConfig, seedCard } from '../harness/manifests.js';
+import type { seedCard } from '../harness/manifests.js';
+import { seedAgentConfig } from '../harness/manifests.js';
 import { execFileSync } from 'node:child_process';
 
 let cluster: Cluster;
