@@ -9,7 +9,10 @@
 //
 // The second form applies Flux's order (RFC 0009): status.observedGeneration present and
 // different from metadata.generation is InProgress; then inProgress, failed, current, first
-// true wins; none true is InProgress. An evaluation error prints "error: ..." and exits 1.
+// true wins; none true is InProgress. In that form an evaluation error (an expression that
+// touches a missing field, e.g. `status` on an object without one) prints "Unknown <error>",
+// as Flux's generic status reader turns the evaluator's error into the Unknown status (the
+// wait goes on). With -expr, an evaluation error prints "error: ..." and exits 1.
 package main
 
 import (
@@ -114,7 +117,8 @@ func main() {
 		}
 		b, err := evalBool(e.expr, obj)
 		if err != nil {
-			fail(err)
+			fmt.Println("Unknown", err)
+			return
 		}
 		if b {
 			fmt.Println(e.status)

@@ -1,0 +1,216 @@
+/**
+ * The GitOps health definitions, evaluated by the real tools on the fixtures in
+ * test/fixtures/health/: Argo CD's health.lua in a Lua 5.1 interpreter (lua5.1, with the
+ * libraries Argo CD opens), the Flux healthCheckExprs from docs/gitops.md with cel-go (Flux's
+ * evaluation order), and the kstatus library. Where the three should agree, they do.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { binaryPath, REPO_ROOT } from '../harness/binaries.js';
+
+const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'health');
+const HEALTH_LUA = join(REPO_ROOT, 'charts', 'a2a-operator', 'health', 'health.lua');
+const GITOPS_DOC = join(REPO_ROOT, 'docs', 'gitops.md');
+
+interface Expected {
+  argo: 'Healthy' | 'Progressing' | 'Degraded';
+  /** Unknown: an expression touched a missing field; Flux keeps waiting, as for InProgress. */
+  flux: 'Current' | 'InProgress' | 'Failed' | 'Unknown';
+  kstatus: 'Current' | 'InProgress' | 'Failed';
+}
+
+const expected = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as Record<
+  string,
+  Expected
+>;
+const fixtureNames = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith('.json') && f !== 'expected.json')
+  .map((f) => f.slice(0, -'.json'.length))
+  .sort();
+
+function run(
+  cmd: string,
+  args: string[],
+  input?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(cmd, args, { timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.on('error', () => {}); // lua5.1 does not read stdin and may be gone already
+    child.stdin?.end(input ?? '');
+  });
+}
+
+/** A JSON value as a Lua 5.1 table constructor; null fields are left out (Argo CD does the same). */
+export function toLua(v: unknown): string {
+  if (v === null || v === undefined) return 'nil';
+  if (typeof v === 'boolean' || typeof v === 'number') return String(v);
+  if (typeof v === 'string')
+    return JSON.stringify(v).replace(/\\u([0-9a-fA-F]{4})/g, (_m, h: string) => `\\u{${h}}`);
+  if (Array.isArray(v)) return `{${v.map(toLua).join(', ')}}`;
+  const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== null);
+  return `{${entries.map(([k, x]) => `[${JSON.stringify(k)}] = ${toLua(x)}`).join(', ')}}`;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'a2a-health-'));
+
+async function argo(obj: unknown, script = HEALTH_LUA): Promise<{ status: string; message: string }> {
+  const file = join(dir, `obj-${Math.random().toString(36).slice(2)}.lua`);
+  writeFileSync(file, `return ${toLua(obj)}\n`);
+  const r = await run('lua5.1', [join(FIXTURES, 'run-health.lua'), script, file]);
+  assert.equal(r.code, 0, r.stderr);
+  const [status, message] = r.stdout.trimEnd().split('\t');
+  return { status: status!, message: message ?? '' };
+}
+
+/** The yaml code blocks of docs/gitops.md, parsed. */
+function docBlocks(): unknown[] {
+  const md = readFileSync(GITOPS_DOC, 'utf8');
+  return [...md.matchAll(/```yaml\n([\s\S]*?)```/g)].flatMap((m) => {
+    try {
+      return [parse(m[1]!) as unknown];
+    } catch {
+      return [];
+    }
+  });
+}
+
+interface HealthCheckExpr {
+  apiVersion: string;
+  kind: string;
+  current: string;
+  inProgress?: string;
+  failed?: string;
+}
+
+function fluxExprs(): HealthCheckExpr {
+  const ks = docBlocks().find(
+    (b): b is { spec: { healthCheckExprs: HealthCheckExpr[] } } =>
+      typeof b === 'object' &&
+      b !== null &&
+      'spec' in b &&
+      Array.isArray((b as { spec: { healthCheckExprs?: unknown } }).spec?.healthCheckExprs),
+  );
+  assert.ok(ks, 'docs/gitops.md has a Kustomization with healthCheckExprs');
+  const e = ks.spec.healthCheckExprs.find((x) => x.kind === 'A2AAgent');
+  assert.ok(e);
+  return e;
+}
+
+async function flux(obj: unknown): Promise<string> {
+  const e = fluxExprs();
+  const args = [
+    '-current',
+    e.current,
+    ...(e.inProgress ? ['-inProgress', e.inProgress] : []),
+    ...(e.failed ? ['-failed', e.failed] : []),
+  ];
+  const r = await run(binaryPath('cel-eval'), args, JSON.stringify(obj));
+  assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
+  return r.stdout.trim().split(' ')[0]!;
+}
+
+async function kstatus(obj: unknown): Promise<string> {
+  const r = await run(binaryPath('kstatus-check'), [], JSON.stringify(obj));
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout.trim().split(' ')[1]!;
+}
+
+describe('GitOps health on the fixtures', () => {
+  test('every fixture has expectations, and every expectation a fixture', () => {
+    assert.deepEqual(fixtureNames, Object.keys(expected).sort());
+    assert.ok(fixtureNames.length >= 10);
+  });
+
+  for (const name of fixtureNames) {
+    test(name, async () => {
+      const obj = JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as unknown;
+      const want = expected[name]!;
+      const a = await argo(obj);
+      assert.equal(a.status, want.argo, `Argo CD: ${a.message}`);
+      assert.ok(a.message.length > 0, 'Argo CD message');
+      assert.equal(await flux(obj), want.flux, 'Flux healthCheckExprs');
+      assert.equal(await kstatus(obj), want.kstatus, 'kstatus');
+    });
+  }
+
+  test('the tools agree except where documented (kstatus fails open; Argo CD needs observedGeneration)', () => {
+    const same: Record<string, string> = {
+      Healthy: 'Current',
+      Progressing: 'InProgress',
+      Degraded: 'Failed',
+    };
+    const disagreements = fixtureNames.filter((n) => {
+      const e = expected[n]!;
+      const fluxWaits = e.flux === 'Unknown' ? 'InProgress' : e.flux;
+      return same[e.argo] !== fluxWaits || fluxWaits !== e.kstatus;
+    });
+    assert.deepEqual(disagreements, ['empty-status', 'no-status', 'ready-without-observed-generation']);
+  });
+});
+
+describe('the health definitions have teeth', () => {
+  test('stalled wins over ready, reconciling over ready, for every tool', async () => {
+    const base = JSON.parse(readFileSync(join(FIXTURES, 'ready.json'), 'utf8')) as {
+      status: { conditions: { type: string; status: string }[] };
+    };
+    const withCond = (type: string) => {
+      const o = structuredClone(base);
+      o.status.conditions = o.status.conditions.map((c) => (c.type === type ? { ...c, status: 'True' } : c));
+      return o;
+    };
+    assert.equal((await argo(withCond('Stalled'))).status, 'Degraded');
+    assert.equal(await flux(withCond('Stalled')), 'Failed');
+    assert.equal(await kstatus(withCond('Stalled')), 'Failed');
+    assert.equal((await argo(withCond('Reconciling'))).status, 'Progressing');
+    assert.equal(await flux(withCond('Reconciling')), 'InProgress');
+    assert.equal(await kstatus(withCond('Reconciling')), 'InProgress');
+  });
+
+  test('a health.lua that skips the generation guard is caught by the fixtures', async () => {
+    const lua = readFileSync(HEALTH_LUA, 'utf8');
+    const broken = lua.replace(
+      'if generation ~= nil and (observed == nil or observed ~= generation) then',
+      'if false then',
+    );
+    assert.notEqual(broken, lua);
+    const file = join(dir, 'broken.lua');
+    writeFileSync(file, broken);
+    const obj = JSON.parse(readFileSync(join(FIXTURES, 'ready-old-generation.json'), 'utf8')) as unknown;
+    assert.equal((await argo(obj, file)).status, 'Healthy');
+    assert.equal((await argo(obj)).status, 'Progressing');
+  });
+
+  test('health.lua uses only what Argo CD opens: calling the string library fails in the driver', async () => {
+    const file = join(dir, 'uses-string.lua');
+    writeFileSync(file, 'local hs = {}\nhs.status = string.upper("healthy")\nreturn hs\n');
+    const r = await run('lua5.1', [join(FIXTURES, 'run-health.lua'), file, join(dir, 'none.lua')]);
+    assert.notEqual(r.code, 0);
+  });
+});
+
+describe('docs/gitops.md', () => {
+  test('the argocd-cm snippet carries health.lua verbatim', () => {
+    const cm = docBlocks().find(
+      (b): b is { kind: string; data: Record<string, string> } =>
+        typeof b === 'object' && b !== null && (b as { kind?: string }).kind === 'ConfigMap',
+    );
+    assert.ok(cm, 'argocd-cm block');
+    assert.equal(
+      cm.data['resource.customizations.health.a2a.dev_A2AAgent'],
+      readFileSync(HEALTH_LUA, 'utf8'),
+    );
+  });
+
+  test('the Flux snippet names the A2AAgent kind and version', () => {
+    const e = fluxExprs();
+    assert.equal(e.apiVersion, 'a2a.dev/v1alpha1');
+    assert.ok(e.failed && e.inProgress);
+  });
+});
