@@ -57,6 +57,9 @@ export interface Decision {
   events: AgentEvent[];
 }
 
+/** Characters shared by all per-interface messages in status. */
+const STATUS_MESSAGE_BUDGET = 8192;
+
 export function serviceNameOf(spec: A2AAgentSpec, name: string): string {
   return spec.routing.serviceName ?? name;
 }
@@ -393,6 +396,9 @@ export function decide(input: DecideInput): Decision {
   );
 
   const prevIfaces = new Map((input.previous?.interfaces ?? []).map((i) => [interfaceKey(i), i]));
+  // Status stays a few KiB: the more interfaces, the shorter each message (full evidence goes
+  // to Events and the operator's logs).
+  const messageBudget = Math.max(160, Math.floor(STATUS_MESSAGE_BUDGET / Math.max(1, aggregated.length)));
   const interfaces: InterfaceStatus[] = aggregated.map((a) => {
     const prev = prevIfaces.get(a.key);
     const advertised = routing
@@ -406,7 +412,7 @@ export function decide(input: DecideInput): Decision {
       state: a.state,
       verifiedPods: `${a.verified}/${a.declaredOn}`,
       advertised,
-      message: a.message,
+      message: clip(a.message, messageBudget),
       lastTransitionTime: prev && prev.state === a.state ? prev.lastTransitionTime : now,
     };
   });

@@ -1303,3 +1303,30 @@ describe('aggregate helpers', () => {
     assert.equal(`${a.verified}/${a.declaredOn}`, '1/1');
   });
 });
+
+describe('status size with many failing interfaces', () => {
+  it('64 failing interfaces (the cap) with 2 KB of evidence each keep status under 40 KiB, messages clipped', () => {
+    const many = {
+      name: 'wide',
+      supportedInterfaces: Array.from({ length: 64 }, (_, i) => ({
+        url: `http://billing.payments.svc:8080/a2a/jsonrpc/${'x'.repeat(40)}${i}`,
+        protocolBinding: 'JSONRPC',
+        protocolVersion: '1.0',
+      })),
+    };
+    const c = okCard(many);
+    const long = 'y'.repeat(2000);
+    const verdicts = many.supportedInterfaces.map(() => ({
+      state: S.Unimplemented,
+      message: long,
+      confirmed: true,
+      failures: 2,
+    }));
+    const pods = ['a', 'b', 'c'].map((n) => pod(n, c, verdicts));
+    const d = decide(input({ pods }));
+    assert.equal(d.status.interfaces?.length, 64);
+    const size = JSON.stringify(d.status).length;
+    assert.ok(size < 40 * 1024, `status is ${size} bytes`);
+    assert.ok(d.status.interfaces!.every((i) => i.message.length <= 160));
+  });
+});
