@@ -1,0 +1,203 @@
+/**
+ * What the container image runs is what the tests run. There is no Docker engine here, so the
+ * Dockerfile is parsed and checked against the harness (test/harness/operator.ts runs
+ * `src/cli/main.ts run` through tsx) and the chart (its args replace CMD); then the compiled
+ * entrypoint, `node dist/cli/main.js run`, is built with the build config and run against the
+ * control plane: it becomes ready and exits 0 on SIGTERM within the chart's grace period.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../harness/binaries.js';
+import { useCluster } from '../harness/cluster.js';
+import { renderChart, one } from '../harness/helm.js';
+import { freePort } from '../harness/ports.js';
+import { startProcess } from '../harness/process.js';
+
+interface Stage {
+  from: string;
+  instructions: { op: string; args: string }[];
+}
+
+/** Dockerfile stages: FROM lines and the instructions after them (continuations joined). */
+function parseDockerfile(text: string): Stage[] {
+  const lines = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  const stages: Stage[] = [];
+  for (const line of lines) {
+    const m = /^(\w+)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const op = m[1]!.toUpperCase();
+    if (op === 'FROM') stages.push({ from: m[2]!, instructions: [] });
+    else stages.at(-1)?.instructions.push({ op, args: m[2]! });
+  }
+  return stages;
+}
+
+const stages = parseDockerfile(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+const final = stages.at(-1)!;
+const last = (op: string) => final.instructions.filter((i) => i.op === op).at(-1)?.args;
+
+test('Dockerfile: multi-stage, Node 24, production deps, non-root, exec-form entrypoint', () => {
+  assert.ok(stages.length >= 2, 'multi-stage');
+  for (const s of stages) assert.match(s.from, /^node:24[-.\w]*/);
+  const all = stages.flatMap((s) => s.instructions);
+  assert.ok(
+    all.some((i) => i.op === 'RUN' && /npm ci\b/.test(i.args) && !/--omit=dev/.test(i.args)),
+    'build stage npm ci',
+  );
+  assert.ok(
+    all.some((i) => i.op === 'RUN' && /npm run build/.test(i.args)),
+    'build stage npm run build',
+  );
+  assert.ok(
+    all.some((i) => i.op === 'RUN' && /npm ci\b.*--omit=dev/.test(i.args)),
+    'production dependencies only',
+  );
+  assert.ok(!final.instructions.some((i) => i.op === 'RUN'), 'the final stage runs nothing as root');
+  const user = last('USER');
+  assert.ok(user && /^[1-9]\d*(:\d+)?$/.test(user), `numeric non-root USER, got ${user}`);
+  assert.deepEqual(JSON.parse(last('ENTRYPOINT')!), ['node', 'dist/cli/main.js']);
+  assert.deepEqual(JSON.parse(last('CMD')!), ['run']);
+});
+
+test('the entrypoint is the one the harness and the chart run', async () => {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    bin: Record<string, string>;
+  };
+  const [, script] = JSON.parse(last('ENTRYPOINT')!) as string[];
+  assert.equal(pkg.bin['a2a-operator'], script);
+  // tsconfig.build.json compiles src/ to dist/: dist/cli/main.js is src/cli/main.ts.
+  const build = JSON.parse(readFileSync(join(REPO_ROOT, 'tsconfig.build.json'), 'utf8')) as {
+    compilerOptions: { rootDir: string; outDir: string };
+  };
+  const source = script!
+    .replace(new RegExp(`^${build.compilerOptions.outDir}/`), `${build.compilerOptions.rootDir}/`)
+    .replace(/\.js$/, '.ts');
+  const harness = readFileSync(join(REPO_ROOT, 'test', 'harness', 'operator.ts'), 'utf8');
+  assert.match(harness, new RegExp(`join\\(REPO_ROOT, '${source.replace(/[./]/g, '\\$&')}'\\),\\s*'run'`));
+  const d = one(await renderChart(), 'Deployment').spec as {
+    template: { spec: { containers: { args: string[] }[] } };
+  };
+  assert.equal(
+    d.template.spec.containers[0]!.args[0],
+    (JSON.parse(last('CMD')!) as string[])[0],
+    'chart args start with the CMD',
+  );
+});
+
+test('.dockerignore keeps the build context to what the image needs', () => {
+  const ignored = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim());
+  for (const p of ['node_modules', 'dist', '.cache', '.git', 'test']) assert.ok(ignored.includes(p), p);
+  const copied = stages
+    .flatMap((s) => s.instructions)
+    .filter((i) => i.op === 'COPY' && !i.args.startsWith('--from'));
+  for (const c of copied) {
+    for (const src of c.args.split(/\s+/).slice(0, -1))
+      assert.ok(!ignored.includes(src), `${src} is copied but ignored`);
+  }
+});
+
+test('node dist/cli/main.js run (built with tsconfig.build.json) serves /readyz and exits 0 on SIGTERM', async () => {
+  const cluster = await useCluster();
+  const ns = await cluster.createNamespace('image');
+  const dir = join(REPO_ROOT, '.cache', `image-test-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  try {
+    execFileSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+        '-p',
+        join(REPO_ROOT, 'tsconfig.build.json'),
+        '--outDir',
+        join(dir, 'dist'),
+      ],
+      { stdio: 'inherit' },
+    );
+    copyFileSync(join(REPO_ROOT, 'package.json'), join(dir, 'package.json')); // "type": "module"
+    const metrics = await freePort();
+    const cards = await freePort();
+    const [node, script] = JSON.parse(last('ENTRYPOINT')!) as string[];
+    assert.equal(node, 'node');
+    const args = [
+      join(dir, script!),
+      ...(JSON.parse(last('CMD')!) as string[]),
+      `--kubeconfig=${cluster.kubeconfigPath}`,
+      `--metrics-address=127.0.0.1:${metrics}`,
+      `--cards-address=127.0.0.1:${cards}`,
+      '--leader-elect=true',
+      `--lease-name=image-test-${process.pid}`,
+      `--namespaces=${ns}`,
+    ];
+    const proc = startProcess(process.execPath, args, join(dir, 'operator.log'), {
+      ...process.env,
+      NODE_ENV: 'production',
+      POD_NAMESPACE: ns,
+      POD_NAME: 'image-0',
+    });
+    const keepAlive = setInterval(() => {}, 1000);
+    try {
+      const deadline = Date.now() + 30_000;
+      let ready = false;
+      while (!ready && Date.now() < deadline && proc.child.exitCode === null) {
+        ready = await fetch(`http://127.0.0.1:${metrics}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (!ready) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(ready, proc.tail());
+      assert.equal((await fetch(`http://127.0.0.1:${metrics}/healthz`)).status, 200);
+      // Wait until it leads (the Lease names it), so shutdown includes releasing the Lease.
+      const leaseDeadline = Date.now() + 20_000;
+      while (Date.now() < leaseDeadline) {
+        const l = await cluster.kubectl([
+          'get',
+          'lease',
+          `image-test-${process.pid}`,
+          '-n',
+          ns,
+          '-o',
+          'jsonpath={.spec.holderIdentity}',
+        ]);
+        if (l.stdout.startsWith('image-0')) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const chart = one(await renderChart(), 'Deployment').spec as {
+        template: { spec: { terminationGracePeriodSeconds: number } };
+      };
+      const graceMs = chart.template.spec.terminationGracePeriodSeconds * 1000;
+      const started = Date.now();
+      proc.child.kill('SIGTERM');
+      const code = await Promise.race([
+        proc.exited,
+        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs)),
+      ]);
+      assert.equal(code, 0, `exit ${String(code)} after ${Date.now() - started}ms:\n${proc.tail()}`);
+      const lease = await cluster.kubectl([
+        'get',
+        'lease',
+        `image-test-${process.pid}`,
+        '-n',
+        ns,
+        '-o',
+        'jsonpath={.spec.holderIdentity}',
+      ]);
+      assert.equal(lease.stdout, '', 'the Lease was released on shutdown');
+    } finally {
+      clearInterval(keepAlive);
+      await proc.stop('SIGKILL', 1000);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
