@@ -17,7 +17,9 @@ export default tseslint.config(
         'error',
         {
           // node:test's test()/describe() return promises the runner itself awaits.
-          allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }],
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] },
+          ],
         },
       ],
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
