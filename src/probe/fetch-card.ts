@@ -1,18 +1,21 @@
 /**
  * Fetches an agent card from one pod: `A2A-Version: 1.0` (so SDK agents serve their v1.0 card,
- * not the compat one), a 1 MiB cap enforced while streaming, a timeout, no redirects followed,
- * and `If-None-Match` revalidation with the ETag of the last fetch.
+ * not the compat one), a 1 MiB cap enforced while streaming, a nesting-depth cap, a timeout, no
+ * redirects followed, and `If-None-Match` revalidation with the ETag of the last fetch.
  */
 import { Client, type Dispatcher } from 'undici';
 import { CardReason } from '../api/conditions.js';
 import { readBounded } from './bounded-body.js';
 import { withDeadline } from './deadline.js';
 import { hostPort } from './dial-target.js';
+import { exceedsDepth } from './json-depth.js';
 import { MAX_HEADER_BYTES } from './http-pools.js';
 import { checkIdentityFor, isIpLiteral, type TlsSettings } from './tls-settings.js';
 import { errorCode } from './transport-failure.js';
 
 export const MAX_CARD_BYTES = 1024 * 1024;
+/** Objects and arrays nested deeper than this: a real card nests a handful of levels. */
+export const MAX_CARD_DEPTH = 64;
 
 export interface FetchCardOptions {
   /** IP or host name to dial (the pod). */
@@ -165,6 +168,13 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
       return fail(CardReason.CardInvalid, `the card is not valid JSON (${(err as Error).message})`, {
         httpStatus: 200,
       });
+    }
+    if (exceedsDepth(body, MAX_CARD_DEPTH)) {
+      return fail(
+        CardReason.CardInvalid,
+        `the card nests objects or arrays deeper than ${MAX_CARD_DEPTH} levels; it is not read further`,
+        { httpStatus: 200 },
+      );
     }
     return { kind: 'ok', body, raw, ...(etag ? { etag } : {}), ...(contentType ? { contentType } : {}) };
   } catch (err) {
