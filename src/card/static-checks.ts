@@ -79,13 +79,9 @@ export function interfaceEligibility(
   });
 }
 
-function sameInterface(a: CardInterface, b: CardInterface): boolean {
-  return (
-    a.url === b.url &&
-    a.protocolBinding === b.protocolBinding &&
-    a.protocolVersion === b.protocolVersion &&
-    (a.tenant ?? '') === (b.tenant ?? '')
-  );
+/** Two declarations are the same interface when these are equal (a key, so duplicates are found in one pass). */
+function identity(i: CardInterface): string {
+  return JSON.stringify([i.url, i.protocolBinding, i.protocolVersion, i.tenant ?? '']);
 }
 
 /** The URL a client would dial, without a trailing slash, for comparing declarations. */
@@ -131,7 +127,9 @@ function conflictingBindingFindings(card: ParsedCard, skipUrls: Set<string>): Fi
   const byUrl = new Map<string, CardInterface[]>();
   for (const i of card.interfaces) {
     const key = urlKey(i.url);
-    byUrl.set(key, [...(byUrl.get(key) ?? []), i]);
+    const list = byUrl.get(key);
+    if (list) list.push(i);
+    else byUrl.set(key, [i]);
   }
   const findings: Finding[] = [];
   for (const [key, list] of byUrl) {
@@ -163,9 +161,12 @@ export function staticChecks(card: ParsedCard, opts: StaticCheckOptions = {}): F
   for (const e of interfaceEligibility(card, opts)) {
     if (!e.eligible) findings.push({ reason: e.reason, message: e.message, interfaceIndex: e.index });
   }
-  card.interfaces.forEach((iface, i) => {
-    const first = card.interfaces.slice(0, i).find((earlier) => sameInterface(earlier, iface));
-    if (first) {
+  const seen = new Map<string, CardInterface>();
+  card.interfaces.forEach((iface) => {
+    const key = identity(iface);
+    const first = seen.get(key);
+    if (!first) seen.set(key, iface);
+    else {
       findings.push({
         reason: CardReason.DuplicateInterface,
         message: `${describe(iface)} repeats ${first.declaredAt}; remove the duplicate`,
