@@ -17,6 +17,8 @@ import type { ProbeBackend, ProbeCredentials } from './probe-backend.js';
 import { jitteredPeriod, recordProbe, staticVerdict } from './probe-memory.js';
 
 export interface ObserveInput {
+  /** `namespace/name` of the agent: probes and card fetches are bounded per agent. */
+  key?: string;
   spec: A2AAgentSpec;
   namespace: string;
   serviceName: string;
@@ -76,6 +78,7 @@ async function refreshCard(input: ObserveInput, pod: ObservedPod, mem: PodMemory
     return true;
   }
   const res = await input.backend.fetchCard({
+    agent: input.key,
     address: pod.ip!,
     port,
     scheme: spec.card.scheme === 'HTTPS' ? 'https' : 'http',
@@ -166,6 +169,7 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
           const prev = mem.probes.get(m.key);
           if (!prev || input.now() >= prev.dueAt) {
             const answer = await input.backend.probe({
+              agent: input.key,
               address: pod.ip!,
               port,
               iface: m.iface,

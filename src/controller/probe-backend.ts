@@ -11,6 +11,8 @@ export interface ProbeCredentials {
 }
 
 export interface CardRequest extends ProbeCredentials {
+  /** The agent (`namespace/name`) the fetch is for: fetches and probes are bounded per agent. */
+  agent?: string;
   address: string;
   port: number;
   scheme: 'http' | 'https';
@@ -27,6 +29,8 @@ export type CardFetch =
   | { kind: 'error'; reason: string; message: string };
 
 export interface ProbeRequest extends ProbeCredentials {
+  /** The agent (`namespace/name`) the probe is for: fetches and probes are bounded per agent. */
+  agent?: string;
   address: string;
   port: number;
   iface: CardInterface;

@@ -146,6 +146,7 @@ export class AgentReconciler {
     }
     const memory = this.memory.for(key, generation);
     const observed = await observePods({
+      key,
       spec,
       namespace,
       serviceName,

@@ -6,7 +6,7 @@ import type {
   ProbeBackend,
   ProbeRequest,
 } from '../controller/probe-backend.js';
-import { fetchCard, type Prober } from '../probe/index.js';
+import type { Prober } from '../probe/index.js';
 
 export class LiveProbeBackend implements ProbeBackend {
   constructor(
@@ -16,7 +16,8 @@ export class LiveProbeBackend implements ProbeBackend {
   ) {}
 
   async fetchCard(req: CardRequest): Promise<CardFetch> {
-    const res = await fetchCard(req);
+    const { agent, ...opts } = req;
+    const res = await this.prober.fetchCard(opts, agent);
     if (res.kind === 'error') return { kind: 'error', reason: res.error.reason, message: res.error.message };
     if (res.kind === 'notModified') return { kind: 'notModified' };
     return { kind: 'ok', body: res.body, etag: res.etag };
@@ -25,6 +26,7 @@ export class LiveProbeBackend implements ProbeBackend {
   async probe(req: ProbeRequest): Promise<ProbeAnswer> {
     const res = await this.prober.probe({ address: req.address, port: req.port }, req.iface, {
       timeoutMs: req.timeoutMs,
+      agent: req.agent,
       bearerToken: req.bearerToken,
       tls: req.tls,
     });

@@ -1,15 +1,18 @@
 /**
  * The Prober: probes one declared interface at one pod, over that interface's own binding, with
  * a GetTask for a random id (side-effect free). It owns the connection pools and gRPC channels
- * (reused across probes, closed when idle) and a concurrency limit shared by all its probes.
+ * (reused across probes, closed when idle) and two concurrency limits: one per agent (a probe
+ * waits for its agent's slot first, so one agent with many slow interfaces or pods holds at most
+ * that many of the shared slots) and one shared by all its probes and card fetches.
  */
 import { randomUUID } from 'node:crypto';
 import { InterfaceState } from '../api/conditions.js';
 import { isKnownBinding, isKnownVersion, ProtocolBinding } from '../card/bindings.js';
 import { interfaceEndpoint, isEndpointViolation, redactUrl } from '../card/interface-endpoint.js';
 import type { CardInterface } from '../card/parsed-card.js';
-import { ConcurrencyLimit } from './concurrency-limit.js';
+import { ConcurrencyLimit, KeyedConcurrencyLimit } from './concurrency-limit.js';
 import { hostPort, type DialTarget } from './dial-target.js';
+import { fetchCard, type FetchCardOptions, type FetchCardResult } from './fetch-card.js';
 import { GrpcChannels, type GrpcChannelKey } from './grpc-channels.js';
 import { probeGrpc } from './grpc-probe.js';
 import { HttpPools } from './http-pools.js';
@@ -19,8 +22,10 @@ import type { TlsSettings } from './tls-settings.js';
 import { verdict } from './verdict.js';
 
 export interface ProberOptions {
-  /** Probes in flight at once, across all targets. Default 32. */
+  /** Probes and card fetches in flight at once, across all targets. Default 32. */
   concurrency?: number;
+  /** Probes and card fetches in flight at once for one agent (`ProbeOptions.agent`). Default 8. */
+  perAgentConcurrency?: number;
   /** Close pools/channels unused this long. Default 120 s. */
   idleMs?: number;
   /** Upper bound on connection setup (TCP + TLS); each probe's own timeout still applies. Default 10 s. */
@@ -29,17 +34,23 @@ export interface ProberOptions {
 
 export interface ProbeOptions {
   timeoutMs: number;
+  /** The agent the probe is for (e.g. `namespace/name`): its own concurrency limit applies. */
+  agent?: string;
   bearerToken?: string;
   tls?: TlsSettings;
 }
 
 export class Prober {
   private readonly limit: ConcurrencyLimit;
+  private readonly perAgent: KeyedConcurrencyLimit;
   private readonly pools: HttpPools;
   private readonly channels: GrpcChannels;
 
   constructor(opts: ProberOptions = {}) {
     this.limit = new ConcurrencyLimit(opts.concurrency ?? 32);
+    this.perAgent = new KeyedConcurrencyLimit(
+      Math.min(opts.perAgentConcurrency ?? 8, opts.concurrency ?? 32),
+    );
     const idleMs = opts.idleMs ?? 120_000;
     this.pools = new HttpPools(idleMs, opts.connectTimeoutMs ?? 10_000);
     this.channels = new GrpcChannels(idleMs);
@@ -52,8 +63,19 @@ export class Prober {
 
   async probe(target: DialTarget, iface: CardInterface, opts: ProbeOptions): Promise<ProbeResult> {
     const started = performance.now();
-    const v = await this.limit.run(() => this.classify(target, iface, opts));
+    const v = await this.schedule(opts.agent, () => this.classify(target, iface, opts));
     return { ...v, durationMs: Math.round((performance.now() - started) * 10) / 10 };
+  }
+
+  /** Fetches a card under the same limits as probes (a card can take up to 1 MiB and the whole timeout). */
+  fetchCard(opts: FetchCardOptions, agent?: string): Promise<FetchCardResult> {
+    return this.schedule(agent, () => fetchCard(opts));
+  }
+
+  /** The agent's own slot first, then a shared one: an agent's backlog never queues in front of others. */
+  private schedule<T>(agent: string | undefined, task: () => Promise<T>): Promise<T> {
+    if (agent === undefined) return this.limit.run(task);
+    return this.perAgent.run(agent, () => this.limit.run(task));
   }
 
   /**
