@@ -3,7 +3,8 @@
  * the same config drives `startAgent()` in-process and `agent-server.ts` as a separate "pod".
  *
  * Strings anywhere in `interfaces` and `card.json` may use placeholders, replaced once the
- * listeners are bound: `{{HOST}}`, `{{HTTP_PORT}}`, `{{GRPC_PORT}}`, `{{PLAIN_PORT}}`, `{{HANG_PORT}}`.
+ * listeners are bound: `{{HOST}}`, `{{HTTP_PORT}}`, `{{GRPC_PORT}}`, `{{PLAIN_PORT}}`, `{{HANG_PORT}}`,
+ * `{{H2_PORT}}`.
  */
 export interface TlsFiles {
   /** PEM certificate chain and key. */
@@ -40,9 +41,25 @@ export interface CardConfig {
    * is on). `hybrid`: the SDK's compat card whatever the request says (the shape v0.3 clients
    * get). `json`: `json` served verbatim. `oversized`: a valid card over 1 MiB, streamed.
    * `malformed`: truncated JSON. Default `sdk`.
+   *
+   * Hostile modes (the fault suite): `slow`: a card that trickles one byte every `intervalMs`
+   * and never ends. `huge`: `totalBytes` (default 100 MiB) of one JSON string, chunked, as
+   * fast as the reader takes it. `nested`: `json` plus a member nested `depth` arrays deep.
+   * `redirect`: HTTP 302 to `location`.
    */
-  serve?: 'sdk' | 'hybrid' | 'json' | 'oversized' | 'malformed';
+  serve?: 'sdk' | 'hybrid' | 'json' | 'oversized' | 'malformed' | 'slow' | 'huge' | 'nested' | 'redirect';
   json?: unknown;
+  intervalMs?: number;
+  totalBytes?: number;
+  depth?: number;
+  location?: string;
+}
+
+/** One hostile card response as the agent saw it end (how long the reader stayed, how much it took). */
+export interface CardStream {
+  mode: string;
+  ms: number;
+  bytes: number;
 }
 
 export interface InterfaceDecl {
@@ -63,6 +80,8 @@ export interface AgentConfig {
   plain?: { port?: number } | false;
   /** A TCP listener that accepts and never answers. */
   hang?: { port?: number } | false;
+  /** A TCP listener that answers anything with an HTTP/2 server preface and then garbage. */
+  h2garbage?: { port?: number } | false;
   /** Control endpoint (HTTP, loopback of `host`) to flip failure modes at runtime. */
   control?: { port?: number } | false;
   /**
@@ -84,6 +103,7 @@ export interface AgentPorts {
   grpc?: number;
   plain?: number;
   hang?: number;
+  h2garbage?: number;
   control?: number;
 }
 

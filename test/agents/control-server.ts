@@ -2,7 +2,7 @@
  * The control endpoint of a test agent, so a test can flip failure modes of an agent running in
  * another process or network namespace:
  *
- *   GET  /state                       -> {"ports", "seen", "connections"}
+ *   GET  /state                       -> {"ports", "seen", "connections", "cardStreams"}
  *   POST /grpc  {"running": bool, "register"?: bool}   stop / (re)start the gRPC server
  *   POST /card  CardConfig                             change the served card
  *   POST /http  {"mode": "a2a" | "error500"}
@@ -29,7 +29,12 @@ export function controlServer(agent: RunningAgent): Server {
     };
     const handle = async (): Promise<void> => {
       if (req.method === 'GET' && req.url === '/state') {
-        return reply(200, { ports: agent.ports, seen: agent.seen, connections: agent.connections });
+        return reply(200, {
+          ports: agent.ports,
+          seen: agent.seen,
+          connections: agent.connections,
+          cardStreams: agent.cardStreams,
+        });
       }
       if (req.method !== 'POST') return reply(405, { error: 'method not allowed' });
       const body = (await readJson(req)) as Record<string, unknown>;

@@ -6,7 +6,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
-import type { CardConfig, HttpMode } from './agent-config.js';
+import type { CardConfig, CardStream, HttpMode } from './agent-config.js';
 
 export const CARD_PATH = '/.well-known/agent-card.json';
 
@@ -15,6 +15,8 @@ export interface HttpAppState {
   mode: HttpMode;
   /** The served `json` card with placeholders already replaced. */
   cardJson: unknown;
+  /** Hostile card responses (slow, huge) as they ended, newest last. */
+  cardStreams: CardStream[];
 }
 
 export interface HttpAppOptions {
@@ -43,6 +45,71 @@ function oversizedCard(res: Response): void {
   res.end('"}');
 }
 
+/** Streams a card until `more` says stop or the reader goes away; records how it ended. */
+function stream(
+  res: Response,
+  state: HttpAppState,
+  mode: string,
+  head: string,
+  next: () => Promise<string | undefined>,
+): void {
+  const started = Date.now();
+  let bytes = 0;
+  let open = true;
+  res.status(200).type('application/json');
+  res.on('close', () => {
+    open = false;
+    state.cardStreams.push({ mode, ms: Date.now() - started, bytes });
+    if (state.cardStreams.length > 100) state.cardStreams.shift();
+  });
+  const write = (s: string): Promise<void> =>
+    new Promise((resolve) => {
+      bytes += s.length;
+      if (res.write(s)) resolve();
+      else {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      }
+    });
+  void (async () => {
+    await write(head);
+    while (open) {
+      const chunk = await next();
+      if (chunk === undefined) break;
+      if (open) await write(chunk);
+    }
+    if (open) res.end('"}');
+  })();
+}
+
+function slowCard(res: Response, state: HttpAppState, intervalMs: number): void {
+  stream(res, state, 'slow', '{"name":"slow","supportedInterfaces":[],"description":"', async () => {
+    await new Promise((r) => setTimeout(r, intervalMs));
+    return 'x';
+  });
+}
+
+function hugeCard(res: Response, state: HttpAppState, totalBytes: number): void {
+  const chunk = 'x'.repeat(64 * 1024);
+  let sent = 0;
+  stream(res, state, 'huge', '{"name":"huge","supportedInterfaces":[],"description":"', () => {
+    if (sent >= totalBytes) return Promise.resolve(undefined);
+    sent += chunk.length;
+    return Promise.resolve(chunk);
+  });
+}
+
+/** `json` plus a member `depth` arrays deep (a string: JSON.stringify itself would overflow). */
+function nestedCard(json: unknown, depth: number): string {
+  const base = JSON.stringify({ ...(json as object), nested: 0 });
+  return `${base.slice(0, -2)}${'['.repeat(depth)}${']'.repeat(depth)}}`;
+}
+
 export function buildHttpApp(opts: HttpAppOptions): express.Express {
   const app = express();
   const { state } = opts;
@@ -64,6 +131,21 @@ export function buildHttpApp(opts: HttpAppOptions): express.Express {
         return;
       case 'malformed':
         res.status(200).type('application/json').send('{"name":"broken","supportedInterfaces":[{"url":');
+        return;
+      case 'slow':
+        slowCard(res, state, state.card.intervalMs ?? 200);
+        return;
+      case 'huge':
+        hugeCard(res, state, state.card.totalBytes ?? 100 * 1024 * 1024);
+        return;
+      case 'nested':
+        res
+          .status(200)
+          .type('application/json')
+          .send(nestedCard(state.cardJson ?? {}, state.card.depth ?? 100_000));
+        return;
+      case 'redirect':
+        res.redirect(302, state.card.location ?? '/');
         return;
       case 'hybrid':
         // The SDK serves its compat (v0.3 + embedded v1.0) card to requests without A2A-Version.

@@ -23,3 +23,19 @@ export function hangingServer(): TcpServer & { sockets: Set<Socket> } {
   };
   return Object.assign(server, { sockets });
 }
+
+/**
+ * HTTP/2 garbage on what should be an HTTP/1 port: whatever the client sends, the answer is an
+ * HTTP/2 server preface (an empty SETTINGS frame) followed by bytes that are no protocol at all.
+ */
+export function h2GarbageServer(): TcpServer & { sockets: Set<Socket> } {
+  const settings = Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]);
+  const garbage = Buffer.alloc(4096, 0xfe);
+  const server = hangingServer();
+  server.on('connection', (socket: Socket) => {
+    socket.once('data', () => {
+      socket.write(Buffer.concat([settings, garbage]));
+    });
+  });
+  return server;
+}

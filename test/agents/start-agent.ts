@@ -12,13 +12,14 @@ import type {
   AgentConfig,
   AgentPorts,
   CardConfig,
+  CardStream,
   HttpMode,
   InterfaceDecl,
   SeenGetTask,
 } from './agent-config.js';
 import { GrpcListener } from './grpc-listener.js';
 import { buildHttpApp, type HttpAppState } from './http-app.js';
-import { hangingServer, plainHttpServer } from './raw-listeners.js';
+import { h2GarbageServer, hangingServer, plainHttpServer } from './raw-listeners.js';
 import { RecordingRequestHandler, sdkCard } from './sdk-handler.js';
 import { controlServer } from './control-server.js';
 
@@ -28,7 +29,9 @@ export interface RunningAgent {
   /** GetTask calls the SDK handler saw (all bindings). */
   seen: SeenGetTask[];
   /** TCP connections accepted per raw listener. */
-  connections: { http: number; plain: number; hang: number };
+  connections: { http: number; plain: number; hang: number; h2garbage: number };
+  /** Hostile card responses (slow, huge) as they ended. */
+  cardStreams: CardStream[];
   /** TLS SNI names the HTTPS listener received (undefined when the client sent none). */
   sni: (string | undefined)[];
   setCard(card: CardConfig): void;
@@ -97,7 +100,8 @@ function withLegacyMirrors(list: AgentInterface[]): AgentInterface[] {
 export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent> {
   const host = config.host ?? '127.0.0.1';
   const ports: AgentPorts = {};
-  const connections = { http: 0, plain: 0, hang: 0 };
+  const connections = { http: 0, plain: 0, hang: 0, h2garbage: 0 };
+  const cardStreams: CardStream[] = [];
   const sni: (string | undefined)[] = [];
   const closers: (() => Promise<void>)[] = [];
 
@@ -112,6 +116,12 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     hang.on('connection', () => connections.hang++);
     ports.hang = await listen(hang, host, config.hang.port ?? 0);
     closers.push(() => closeServer(hang));
+  }
+  const h2 = config.h2garbage ? h2GarbageServer() : undefined;
+  if (h2 && config.h2garbage) {
+    h2.on('connection', () => connections.h2garbage++);
+    ports.h2garbage = await listen(h2, host, config.h2garbage.port ?? 0);
+    closers.push(() => closeServer(h2));
   }
 
   // Listeners are bound before the card exists (ports come from the OS), so the HTTP server
@@ -139,6 +149,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     GRPC_PORT: String(ports.grpc ?? ''),
     PLAIN_PORT: String(ports.plain ?? ''),
     HANG_PORT: String(ports.hang ?? ''),
+    H2_PORT: String(ports.h2garbage ?? ''),
   });
 
   // gRPC needs the handler at start, the handler needs the card, the card needs the gRPC port:
@@ -181,6 +192,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     card: config.card ?? {},
     mode: httpConfig?.mode ?? 'a2a',
     cardJson: config.card?.json === undefined ? undefined : substitute(config.card.json, vars()),
+    cardStreams,
   };
   if (httpServer && httpConfig) {
     app = buildHttpApp({
@@ -198,6 +210,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     host,
     seen: requestHandler.seen,
     connections,
+    cardStreams,
     sni,
     setCard(card) {
       state.card = card;

@@ -1,0 +1,425 @@
+// Hostile agents beside healthy ones (DESIGN 6). Two healthy agents are measured first on their
+// own: the time from a spec change (new generation) until their status says Ready for it, a full
+// reconcile with a card fetch and three probes. Then hostile agents join, all at once, each
+// with its own pod:
+//   slow      a card that trickles one byte every 100 ms and never ends
+//   huge      a 100 MiB card, chunked (no Content-Length to trust)
+//   nested    a card with a member nested 100,000 arrays deep
+//   many      a card with 10,000 interfaces (half of them gRPC on a port that accepts and never answers)
+//   redirect  a 302 to a "metadata service" (a canary pod host of our own)
+//   h2        JSON-RPC declared on a port that answers with an HTTP/2 preface and garbage
+//   grpchang  gRPC declared on a port that accepts and never answers
+//   tls       an HTTPS card whose certificate names another host
+//   foreign   URLs naming another namespace's Service, the API server and the canaries (spec.hosts set)
+//   nohosts   URLs naming the canaries and another namespace's Service (no spec.hosts: mapped by port)
+// For each: a clear reason in its status. Throughout: the operator never crashes, its resident
+// memory stays bounded, the healthy agents' reconcile latency stays within a generous multiple
+// of what it was alone, and (SSRF canary) the canaries never see a connection from it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AgentConfig } from '../agents/agent-config.js';
+import { createTestCa, type TestCa } from '../agents/test-certs.js';
+import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import { useCluster, type Cluster } from '../harness/cluster.js';
+import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { condition, getAgent, waitAgent, type AgentView } from '../harness/wait.js';
+import { FULL, log, metricSum, rssBytes, sleep } from './support.js';
+
+const TAG = 'hostile';
+/** The hostile agents' own probe settings: long timeouts make a hostile agent as costly as it can be. */
+const HOSTILE_PROBE = { periodSeconds: 30, timeoutSeconds: FULL ? 20 : 5, failureThreshold: 2 };
+const HEALTHY = ['good-a', 'good-b'];
+const BUMPS = FULL ? 4 : 2;
+
+let cluster: Cluster;
+let ns: string;
+let victimNs: string;
+let operator: OperatorProcess;
+let ca: TestCa;
+const pods: AgentPod[] = [];
+const canaries: Record<string, AgentPod> = {};
+const hostile: Record<string, AgentPod> = {};
+let apiserverHostPort = '';
+
+function ifaces(list: [string, string][], tenant?: string) {
+  return list.map(([url, protocolBinding]) => ({
+    url,
+    protocolBinding,
+    protocolVersion: '1.0',
+    ...(tenant ? { tenant } : {}),
+  }));
+}
+
+function card(name: string, list: [string, string][]) {
+  return {
+    name,
+    description: `hostile agent ${name}`,
+    version: '1.0.0',
+    supportedInterfaces: ifaces(list),
+    capabilities: {},
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+  };
+}
+
+/** 10,000 interfaces, alternating JSON-RPC on the pod and gRPC on a port that never answers (~0.9 MB). */
+function manyInterfaces(): unknown {
+  const list = [];
+  for (let i = 0; i < 10_000; i++) {
+    list.push(
+      i % 2 === 0
+        ? { url: 'http://m:9090', protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: `t${i}` }
+        : {
+            url: 'http://m:8080/a2a/jsonrpc',
+            protocolBinding: 'JSONRPC',
+            protocolVersion: '1.0',
+            tenant: `t${i}`,
+          },
+    );
+  }
+  return { ...card('many', []), supportedInterfaces: list };
+}
+
+function spec(app: string, extra: Record<string, unknown> = {}, ports = [{ name: 'http', port: 8080 }]) {
+  return {
+    selector: { matchLabels: { app } },
+    ports,
+    card: { port: 'http' },
+    probe: HOSTILE_PROBE,
+    ...extra,
+  };
+}
+
+/** Time from a new generation of a healthy agent until its status is Ready for that generation. */
+async function bumpLatency(name: string, i: number): Promise<number> {
+  const t0 = Date.now();
+  await apply(
+    cluster,
+    agentManifest(ns, name, healthySpec(name, { periodSeconds: 5 + (i % 2), timeoutSeconds: 2 })),
+  );
+  await waitAgent(
+    cluster,
+    ns,
+    name,
+    `Ready for the new generation (bump ${i})`,
+    (a) => condition(a, 'Ready')?.status === 'True',
+    120_000,
+  );
+  return Date.now() - t0;
+}
+
+let bumps = 0;
+
+async function measure(label: string): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < BUMPS; i++) {
+    // Both healthy agents at once, as a burst of changes would come; each bump flips the period.
+    const n = ++bumps;
+    out.push(...(await Promise.all(HEALTHY.map((name) => bumpLatency(name, n)))));
+  }
+  log(TAG, `${label}: healthy reconcile latency ${out.map((x) => `${x}ms`).join(' ')}`);
+  return out;
+}
+
+before(async () => {
+  cluster = await useCluster();
+  ns = await cluster.createNamespace('hostile');
+  victimNs = await cluster.createNamespace('victim');
+  apiserverHostPort = new URL(cluster.server).host;
+  ca = createTestCa();
+  // Canaries: pod hosts of our own standing for a metadata service and another namespace's
+  // Service. Every address a hostile card names is one of theirs; they count connections.
+  const canaryConfig: AgentConfig = { http: { port: 8080 }, plain: { port: 80 }, hang: { port: 9090 } };
+  for (const name of ['metadata', 'victim']) {
+    canaries[name] = await startAgentPod(cluster, {
+      namespace: victimNs,
+      name,
+      labels: { app: name },
+      config: canaryConfig,
+    });
+  }
+  const meta = canaries.metadata!.ip;
+  const victim = canaries.victim!.ip;
+  const victimSvc = `victim.${victimNs}.svc.cluster.local`;
+  const good = (app: string) =>
+    startAgentPod(cluster, {
+      namespace: ns,
+      name: `${app}-0`,
+      labels: { app },
+      config: healthyAgentConfig(`${app}.${ns}.svc`),
+    });
+  for (const n of HEALTHY) pods.push(await good(n));
+  await apply(cluster, ...HEALTHY.map((n) => agentManifest(ns, n, healthySpec(n))));
+
+  const wrongName = ca.issue(['wrong.example']);
+  const configs: Record<string, AgentConfig> = {
+    slow: { http: { port: 8080 }, card: { serve: 'slow', intervalMs: 100 } },
+    huge: { http: { port: 8080 }, card: { serve: 'huge', totalBytes: 100 * 1024 * 1024 } },
+    nested: {
+      http: { port: 8080 },
+      card: {
+        serve: 'nested',
+        depth: 100_000,
+        json: card('nested', [[`http://nested.${ns}.svc:8080/a2a/jsonrpc`, 'JSONRPC']]),
+      },
+    },
+    // Too large for argv: the 10,000 interfaces go through the control endpoint once it runs.
+    many: { http: { port: 8080 }, hang: { port: 9090 }, card: { serve: 'json', json: card('many', []) } },
+    redirect: {
+      http: { port: 8080 },
+      card: { serve: 'redirect', location: `http://${meta}:80/latest/meta-data/iam/security-credentials/` },
+    },
+    h2: {
+      http: { port: 8080 },
+      h2garbage: { port: 8081 },
+      card: { serve: 'json', json: card('h2', [[`http://h2.${ns}.svc:8081/a2a/jsonrpc`, 'JSONRPC']]) },
+    },
+    grpchang: {
+      http: { port: 8080 },
+      hang: { port: 9090 },
+      card: { serve: 'json', json: card('grpchang', [[`http://grpchang.${ns}.svc:9090`, 'GRPC']]) },
+    },
+    tls: { http: { port: 8443, tls: wrongName } },
+    foreign: {
+      http: { port: 8080 },
+      card: {
+        serve: 'json',
+        json: card('foreign', [
+          [`http://foreign.${ns}.svc:8080/a2a/jsonrpc`, 'JSONRPC'],
+          [`http://${victimSvc}:8080/a2a/jsonrpc`, 'JSONRPC'],
+          ['https://kubernetes.default.svc:443/a2a/rest', 'HTTP+JSON'],
+          [`https://${apiserverHostPort}/a2a/rest`, 'HTTP+JSON'],
+          [`http://${victim}:8080/a2a/jsonrpc`, 'JSONRPC'],
+          [`http://${meta}:9090`, 'GRPC'],
+        ]),
+      },
+    },
+    nohosts: {
+      http: { port: 8080 },
+      grpc: { port: 9090 },
+      card: {
+        serve: 'json',
+        json: card('nohosts', [
+          [`http://${victim}:8080/a2a/jsonrpc`, 'JSONRPC'],
+          [`http://${meta}:9090`, 'GRPC'],
+          [`http://${victimSvc}:8080/a2a/rest`, 'HTTP+JSON'],
+        ]),
+      },
+    },
+  };
+  const started = await Promise.all(
+    Object.entries(configs).map(async ([name, config]) => {
+      const pod = await startAgentPod(cluster, {
+        namespace: ns,
+        name: `${name}-0`,
+        labels: { app: name },
+        config,
+      });
+      return [name, pod] as const;
+    }),
+  );
+  for (const [name, pod] of started) {
+    hostile[name] = pod;
+    pods.push(pod);
+  }
+  await hostile.many!.control('/card', { serve: 'json', json: manyInterfaces() });
+  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
+  await operator.waitReady();
+  for (const n of HEALTHY)
+    await waitAgent(cluster, ns, n, 'Ready', (a) => condition(a, 'Ready')?.status === 'True');
+});
+
+after(async () => {
+  await operator?.stop();
+  await Promise.all([...pods, ...Object.values(canaries)].map((p) => p.destroy()));
+  ca?.dispose();
+});
+
+interface Expectation {
+  name: string;
+  what: string;
+  ok: (a: AgentView) => boolean;
+}
+
+function cardReason(reason: string, message?: RegExp): (a: AgentView) => boolean {
+  return (a) => {
+    const c = condition(a, 'CardValid');
+    return c?.status === 'False' && c.reason === reason && (!message || message.test(c.message));
+  };
+}
+
+function ifaceState(url: RegExp, state: string): (a: AgentView) => boolean {
+  return (a) => Boolean(a.status?.interfaces?.some((i) => url.test(i.url) && i.state === state));
+}
+
+describe('hostile agents beside healthy ones', () => {
+  let baseline: number[] = [];
+  let baselineRss = 0;
+
+  test('baseline: healthy agents alone', async () => {
+    baseline = await measure('alone');
+    baselineRss = await rssBytes(operator.metricsUrl);
+    log(TAG, `baseline RSS ${(baselineRss / 2 ** 20).toFixed(0)} MiB`);
+  });
+
+  test('each hostile agent gets a clear reason; healthy ones unaffected; memory bounded; no crash', async () => {
+    const pid = operator.proc.child.pid;
+    let maxRss = baselineRss;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        maxRss = Math.max(maxRss, await rssBytes(operator.metricsUrl).catch(() => 0));
+        await sleep(500);
+      }
+    })();
+    const hostileSpecs: Record<string, Record<string, unknown>> = {
+      slow: spec('slow'),
+      huge: spec('huge'),
+      nested: spec('nested'),
+      many: spec('many', {}, [
+        { name: 'http', port: 8080 },
+        { name: 'grpc', port: 9090 },
+      ]),
+      redirect: spec('redirect'),
+      h2: spec('h2', {}, [
+        { name: 'http', port: 8080 },
+        { name: 'h2', port: 8081 },
+      ]),
+      grpchang: spec('grpchang', {}, [
+        { name: 'http', port: 8080 },
+        { name: 'grpc', port: 9090 },
+      ]),
+      tls: {
+        ...spec('tls', {}, [{ name: 'https', port: 8443 }]),
+        card: { port: 'https', scheme: 'HTTPS' },
+        tls: { caBundle: { configMapKeyRef: { name: 'hostile-ca', key: 'ca.crt' } } },
+      },
+      foreign: spec('foreign', { hosts: [`foreign.${ns}.svc`] }),
+      nohosts: spec('nohosts', {}, [
+        { name: 'http', port: 8080 },
+        { name: 'grpc', port: 9090 },
+      ]),
+    };
+    await apply(
+      cluster,
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'hostile-ca', namespace: ns },
+        data: { 'ca.crt': ca.caCert },
+      },
+      ...Object.entries(hostileSpecs).map(([n, s]) => agentManifest(ns, n, s)),
+    );
+    // Let the hostile agents get going (first fetches and probes in flight) before measuring.
+    await sleep(2_000);
+    const withHostile = await measure('with hostile agents');
+
+    const expectations: Expectation[] = [
+      { name: 'slow', what: 'CardFetchFailed (deadline)', ok: cardReason('CardFetchFailed') },
+      { name: 'huge', what: 'CardTooLarge', ok: cardReason('CardTooLarge') },
+      { name: 'nested', what: 'CardInvalid (nesting)', ok: cardReason('CardInvalid', /nest/i) },
+      {
+        name: 'many',
+        what: 'bounded status, gRPC Timeout',
+        ok: (a) =>
+          (a.status?.interfaces?.length ?? 0) <= 64 &&
+          ifaceState(/^http:\/\/m:9090$/, 'Timeout')(a) &&
+          condition(a, 'Ready')?.status === 'False',
+      },
+      {
+        name: 'redirect',
+        what: 'CardFetchFailed (redirect not followed)',
+        ok: cardReason('CardFetchFailed', /redirect/),
+      },
+      { name: 'h2', what: 'WrongBinding', ok: ifaceState(/:8081\//, 'WrongBinding') },
+      { name: 'grpchang', what: 'Timeout', ok: ifaceState(/:9090$/, 'Timeout') },
+      { name: 'tls', what: 'CardFetchFailed (certificate name)', ok: cardReason('CardFetchFailed') },
+      {
+        name: 'foreign',
+        what: 'foreign URLs Unmapped, own URL Verified',
+        ok: (a) =>
+          (a.status?.interfaces ?? []).filter((i) => i.state === 'Unmapped').length === 5 &&
+          ifaceState(/^http:\/\/foreign\./, 'Verified')(a),
+      },
+      {
+        name: 'nohosts',
+        what: 'probed at its own pod only',
+        ok: (a) =>
+          (a.status?.interfaces ?? []).length === 3 && condition(a, 'CardValid')?.status !== undefined,
+      },
+    ];
+    const failures: string[] = [];
+    await Promise.all(
+      expectations.map(async (e) => {
+        try {
+          const a = await waitAgent(cluster, ns, e.name, e.what, e.ok, 90_000);
+          const c = condition(a, 'CardValid');
+          const r = condition(a, 'Ready');
+          log(
+            TAG,
+            `${e.name}: Ready=${r?.status} ${r?.reason}; CardValid=${c?.status} ${c?.reason}: ${c?.message.slice(0, 160)}`,
+          );
+          assert.ok(
+            JSON.stringify(a.status).length < 64 * 1024,
+            `${e.name}: status is ${JSON.stringify(a.status).length} bytes`,
+          );
+        } catch (err) {
+          const a = await getAgent(cluster, ns, e.name).catch(() => undefined);
+          failures.push(
+            `${e.name}: expected ${e.what}: ${(err as Error).message}\n  status: ${JSON.stringify(a?.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message.slice(0, 200)]))}`,
+          );
+        }
+      }),
+    );
+    sampling = false;
+    await sampler;
+
+    // The hostile card streams ended when the operator gave up: a deadline and a byte bound.
+    const slow = (await hostile.slow!.state()) as unknown as { cardStreams: { ms: number; bytes: number }[] };
+    const huge = (await hostile.huge!.state()) as unknown as { cardStreams: { ms: number; bytes: number }[] };
+    log(TAG, `slow card streams (ms): ${slow.cardStreams.map((s) => s.ms).join(' ')}`);
+    log(TAG, `huge card streams (bytes): ${huge.cardStreams.map((s) => s.bytes).join(' ')}`);
+    for (const s of slow.cardStreams)
+      assert.ok(
+        s.ms < (HOSTILE_PROBE.timeoutSeconds + 5) * 1000,
+        `a slow card was read for ${s.ms}ms (timeout ${HOSTILE_PROBE.timeoutSeconds}s)`,
+      );
+    assert.ok(slow.cardStreams.length > 0, 'the slow card was fetched');
+    for (const s of huge.cardStreams)
+      assert.ok(s.bytes < 16 * 2 ** 20, `the operator took ${s.bytes} bytes of the huge card`);
+
+    // SSRF canary: no connection from anyone (the operator is the only thing that reads these cards).
+    for (const [name, c] of Object.entries(canaries)) {
+      const st = (await c.state()) as unknown as { connections: Record<string, number> };
+      assert.deepEqual(
+        Object.values(st.connections).reduce((a, b) => a + b, 0),
+        0,
+        `canary ${name} (${c.ip}) saw connections: ${JSON.stringify(st.connections)}`,
+      );
+    }
+
+    assert.equal(operator.proc.child.exitCode, null, `operator exited:\n${operator.proc.tail(30)}`);
+    assert.equal(operator.proc.child.pid, pid);
+    const metrics = await operator.metrics();
+    const errors = metricSum(metrics, 'a2a_operator_reconcile_errors_total');
+    log(
+      TAG,
+      `max RSS ${(maxRss / 2 ** 20).toFixed(0)} MiB (baseline ${(baselineRss / 2 ** 20).toFixed(0)}), reconcile errors ${errors}`,
+    );
+    assert.ok(
+      maxRss - baselineRss < 256 * 2 ** 20,
+      `RSS grew by ${((maxRss - baselineRss) / 2 ** 20).toFixed(0)} MiB`,
+    );
+
+    // Healthy agents: within a generous multiple of their latency alone (behavioural, not a timing claim).
+    const worstAlone = Math.max(...baseline);
+    const worstWith = Math.max(...withHostile);
+    assert.ok(
+      worstWith <= Math.max(4 * worstAlone, worstAlone + 4_000),
+      `healthy reconcile latency ${worstWith}ms with hostile agents vs ${worstAlone}ms alone`,
+    );
+    assert.deepEqual(failures, []);
+  });
+});

@@ -1,0 +1,335 @@
+/**
+ * Shared pieces of the fault suite (test/faults): the profile (CI or A2A_FAULTS_FULL=1), a
+ * seeded random source, a private control plane for faults that restart the API server or
+ * compact etcd, metric readers, an external watcher of the routing invariant, and a recorder
+ * of every status version an agent goes through.
+ */
+import assert from 'node:assert/strict';
+import * as k8s from '@kubernetes/client-node';
+import { useCluster, type Cluster } from '../harness/cluster.js';
+import type { AgentView } from '../harness/wait.js';
+
+/** The long profile: more kills, longer churn, the slow card streaming for minutes. */
+export const FULL = process.env.A2A_FAULTS_FULL === '1';
+
+export function log(tag: string, line: string): void {
+  process.stderr.write(`[${tag}] ${line}\n`);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** mulberry32: a seeded source, so a failing run can be replayed (the seed is printed). */
+export function seeded(n: number): () => number {
+  let s = n >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function seedFromEnv(tag: string, fallback: number): number {
+  const seed = Number(process.env.A2A_FAULTS_SEED ?? fallback);
+  log(tag, `seed ${seed} (A2A_FAULTS_SEED=${seed} replays it)`);
+  return seed;
+}
+
+/**
+ * A control plane owned by this test process (the shared one cannot be restarted or compacted
+ * under the other tests): useCluster() starts one when no shared cluster is handed down.
+ * Undefined under USE_EXISTING_CLUSTER, where nothing here owns the API server.
+ */
+export async function privateCluster(): Promise<Cluster | undefined> {
+  if (process.env.USE_EXISTING_CLUSTER === 'true') return undefined;
+  delete process.env.A2A_TEST_CLUSTER;
+  delete process.env.A2A_TEST_KUBECONFIG;
+  const cluster = await useCluster();
+  return cluster.controlPlane ? cluster : undefined;
+}
+
+/** The current etcd revision, through the v3 JSON gateway. */
+export async function etcdRevision(endpoint: string): Promise<string> {
+  const range = await fetch(`${endpoint}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: 'AA==' }),
+  });
+  return ((await range.json()) as { header: { revision: string } }).header.revision;
+}
+
+/** Compacts etcd to its current revision: every older resourceVersion is gone. */
+export async function compactEtcd(endpoint: string): Promise<string> {
+  const revision = await etcdRevision(endpoint);
+  const res = await fetch(`${endpoint}/v3/kv/compaction`, {
+    method: 'POST',
+    body: JSON.stringify({ revision, physical: true }),
+  });
+  assert.equal(res.status, 200, `compaction failed: ${await res.text()}`);
+  return revision;
+}
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+/** Reads a custom resource straight from etcd (CRs are stored as JSON). */
+export async function etcdGetJson(
+  endpoint: string,
+  key: string,
+): Promise<Record<string, unknown> | undefined> {
+  const res = await fetch(`${endpoint}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: b64(key) }),
+  });
+  const body = (await res.json()) as { kvs?: { value: string }[] };
+  const v = body.kvs?.[0]?.value;
+  return v ? (JSON.parse(Buffer.from(v, 'base64').toString('utf8')) as Record<string, unknown>) : undefined;
+}
+
+/** Writes a custom resource straight into etcd, as another API server of the cluster would. */
+export async function etcdPutJson(endpoint: string, key: string, value: unknown): Promise<void> {
+  const res = await fetch(`${endpoint}/v3/kv/put`, {
+    method: 'POST',
+    body: JSON.stringify({ key: b64(key), value: b64(JSON.stringify(value)) }),
+  });
+  assert.equal(res.status, 200, `etcd put failed: ${await res.text()}`);
+}
+
+/** Sum of a Prometheus metric's samples whose labels include `labels`. */
+export function metricSum(text: string, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const m = /^([a-zA-Z_:][\w:]*)(\{([^}]*)\})? ([^ ]+)/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries(
+      [...(m[3] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1]!, x[2]!] as const),
+    );
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[4]);
+  }
+  return sum;
+}
+
+/** Reconciles run (all outcomes) from the operator's metrics text. */
+export function reconcileCount(metrics: string): number {
+  return metricSum(metrics, 'a2a_operator_reconcile_duration_seconds_count');
+}
+
+/** API writes (anything but GET/LIST/WATCH) from the operator's metrics text, optionally for one resource. */
+export function apiWrites(metrics: string, resource?: string): number {
+  let n = 0;
+  for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'APPLY'])
+    n += metricSum(metrics, 'a2a_operator_api_requests_total', resource ? { method, resource } : { method });
+  return n;
+}
+
+export interface RoutingObservation {
+  at: number;
+  /** Pod IPs per slice name. */
+  slices: Map<string, string[]>;
+  /** Bindings of the advertised card (ConfigMap), undefined when there is none. */
+  cardBindings?: string[];
+}
+
+/** Reads the managed EndpointSlices and advertised-card ConfigMaps of a namespace, from outside. */
+export async function observeRouting(
+  cluster: Cluster,
+  ns: string,
+  agent: string,
+): Promise<RoutingObservation> {
+  const at = Date.now();
+  const out = await cluster.kubectl([
+    'get',
+    'endpointslices,configmaps',
+    '-n',
+    ns,
+    '-l',
+    `app.kubernetes.io/managed-by=a2a-operator`,
+    '-o',
+    'json',
+  ]);
+  if (out.code !== 0) throw new Error(`kubectl get failed: ${out.stderr}`);
+  const items = (
+    JSON.parse(out.stdout) as {
+      items: {
+        kind: string;
+        metadata: { name: string };
+        endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[];
+        data?: Record<string, string>;
+      }[];
+    }
+  ).items;
+  const slices = new Map<string, string[]>();
+  for (const i of items) {
+    if (i.kind !== 'EndpointSlice' || !i.metadata.name.startsWith(`${agent}-`)) continue;
+    slices.set(
+      i.metadata.name,
+      (i.endpoints ?? [])
+        .filter((e) => e.conditions?.ready !== false)
+        .map((e) => e.addresses[0]!)
+        .sort(),
+    );
+  }
+  const cm = items.find((i) => i.kind === 'ConfigMap' && i.metadata.name === `${agent}-agent-card`);
+  const raw = cm?.data?.['agent-card.json'];
+  const cardBindings = raw
+    ? (JSON.parse(raw) as { supportedInterfaces: { protocolBinding: string }[] }).supportedInterfaces.map(
+        (i) => i.protocolBinding,
+      )
+    : undefined;
+  return { at, slices, cardBindings };
+}
+
+/** Per pod IP, [time, up] transitions of one binding (recorded on the safe side by the churner). */
+export class BindingHistory {
+  private readonly h = new Map<string, [number, boolean][]>();
+
+  set(ip: string, up: boolean, at = Date.now()): void {
+    const list = this.h.get(ip) ?? [];
+    list.push([at, up]);
+    this.h.set(ip, list);
+  }
+
+  isUp(ip: string): boolean {
+    return this.h.get(ip)?.at(-1)?.[1] ?? false;
+  }
+
+  /** Whether the binding was up at any instant of [from, to]. */
+  upDuring(ip: string, from: number, to: number): boolean {
+    let state = false;
+    for (const [t, up] of this.h.get(ip) ?? []) {
+      if (t > to) break;
+      if (t <= from) state = up;
+      else if (up) return true;
+    }
+    return state;
+  }
+}
+
+/**
+ * When the operator was able to act: [start, end) intervals from "ready" to "killed". Its
+ * detection bound counts only this time (when it is down, routing stays as it was: fail static).
+ */
+export class Uptime {
+  private readonly intervals: [number, number | undefined][] = [];
+
+  up(at = Date.now()): void {
+    this.intervals.push([at, undefined]);
+  }
+
+  down(at = Date.now()): void {
+    const last = this.intervals.at(-1);
+    if (last && last[1] === undefined) last[1] = at;
+  }
+
+  /** The latest instant s such that [s, t] holds `ms` of uptime (the first start if there is not that much). */
+  windowStart(t: number, ms: number): number {
+    let need = ms;
+    for (let i = this.intervals.length - 1; i >= 0; i--) {
+      const [a, bRaw] = this.intervals[i]!;
+      if (a >= t) continue;
+      const b = Math.min(bRaw ?? t, t);
+      if (b - a >= need) return b - need;
+      need -= b - a;
+    }
+    return this.intervals[0]?.[0] ?? t;
+  }
+}
+
+/** Every version of one A2AAgent's status, as an outside watch sees them (restarts itself). */
+export class StatusRecorder {
+  readonly versions: { at: number; rv: string; status: AgentView['status'] }[] = [];
+  private req?: { abort(): void };
+  private stopped = false;
+  private rv?: string;
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly ns: string,
+    private readonly name: string,
+  ) {}
+
+  async start(): Promise<void> {
+    const watch = new k8s.Watch(this.cluster.kc);
+    const path = `/apis/a2a.dev/v1alpha1/namespaces/${this.ns}/a2aagents`;
+    const go = async (): Promise<void> => {
+      if (this.stopped) return;
+      const query: Record<string, string> = { fieldSelector: `metadata.name=${this.name}` };
+      if (this.rv) query.resourceVersion = this.rv;
+      this.req = await watch.watch(
+        path,
+        query,
+        (type, obj: AgentView & { metadata: { resourceVersion: string } }) => {
+          if (type === 'ERROR') {
+            this.rv = undefined; // 410: start from now (not expected in tests that use this)
+            return;
+          }
+          this.rv = obj.metadata.resourceVersion;
+          const prev = this.versions.at(-1);
+          if (prev?.rv === this.rv) return;
+          this.versions.push({ at: Date.now(), rv: this.rv, status: obj.status });
+        },
+        () => {
+          if (!this.stopped) setTimeout(() => void go().catch(() => setTimeout(() => void go(), 500)), 100);
+        },
+      );
+    };
+    await go();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.req?.abort();
+  }
+}
+
+export interface RecordedEvent {
+  reason: string;
+  note: string;
+  type: string;
+  count: number;
+  reportingInstance: string;
+  eventTime: string;
+}
+
+/** The operator's Events about one agent (events.k8s.io), each with its series count. */
+export async function agentEvents(cluster: Cluster, ns: string, name: string): Promise<RecordedEvent[]> {
+  const r = await cluster.kubectl(['get', 'events.events.k8s.io', '-n', ns, '-o', 'json']);
+  if (r.code !== 0) throw new Error(r.stderr);
+  const items = (
+    JSON.parse(r.stdout) as {
+      items: {
+        reason: string;
+        note: string;
+        type: string;
+        reportingController: string;
+        reportingInstance: string;
+        eventTime: string;
+        regarding: { kind: string; name: string };
+        series?: { count: number };
+      }[];
+    }
+  ).items;
+  return items
+    .filter(
+      (e) =>
+        e.regarding.kind === 'A2AAgent' &&
+        e.regarding.name === name &&
+        e.reportingController === 'a2a.dev/operator',
+    )
+    .map((e) => ({
+      reason: e.reason,
+      note: e.note,
+      type: e.type,
+      count: e.series?.count ?? 1,
+      reportingInstance: e.reportingInstance,
+      eventTime: e.eventTime,
+    }));
+}
+
+/** Reads process_resident_memory_bytes from the operator's /metrics. */
+export async function rssBytes(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  return metricSum(text, 'process_resident_memory_bytes');
+}
