@@ -1,0 +1,92 @@
+/**
+ * The lower bound for cold-start convergence: the probes the operator makes on its first visit
+ * of every agent (one card fetch per pod, then every mapped interface of the card probed at
+ * that pod), issued by a bare loop with the operator's own `fetchCard` and `Prober`, with the
+ * operator's concurrency shape (`workers` agents at once, each agent's pods in parallel, at most
+ * `probeConcurrency` probes in flight), and no Kubernetes at all. Each round uses a fresh
+ * Prober, so connections are opened cold, as they are for a starting operator.
+ */
+import { A2AAgentSpec } from '../../src/api/a2aagent.js';
+import { CardParseError, parseCard } from '../../src/card/index.js';
+import { mapInterfaces } from '../../src/controller/interface-map.js';
+import { podPort, serviceHostNames } from '../../src/controller/port-mapping.js';
+import { fetchCard, Prober } from '../../src/probe/index.js';
+import { limited } from './stats.js';
+
+export interface BareAgent {
+  name: string;
+  /** Pod addresses. */
+  ips: string[];
+  /** The A2AAgent spec as applied (zod input form). */
+  spec: unknown;
+}
+
+export interface BareRound {
+  ms: number;
+  /** CPU time of this process during the round (user + system), in ms: the client side only. */
+  cpuMs: number;
+  fetches: number;
+  probes: number;
+  /** Probes whose answer was not Verified (the agents are healthy, so this should be 0). */
+  notVerified: number;
+}
+
+export async function bareRound(
+  namespace: string,
+  agents: readonly BareAgent[],
+  opts: { workers: number; probeConcurrency: number },
+): Promise<BareRound> {
+  const prober = new Prober({ concurrency: opts.probeConcurrency });
+  let fetches = 0;
+  let probes = 0;
+  let notVerified = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  try {
+    await limited(agents, opts.workers, async (agent) => {
+      const spec = A2AAgentSpec.parse(agent.spec);
+      const serviceName = spec.routing.serviceName ?? agent.name;
+      const cardPort = spec.ports.find((p) => p.name === spec.card.port)!;
+      const timeoutMs = spec.probe.timeoutSeconds * 1000;
+      await Promise.all(
+        agent.ips.map(async (ip) => {
+          const res = await fetchCard({
+            address: ip,
+            port: podPort(cardPort, { containerPorts: {} })!,
+            scheme: spec.card.scheme === 'HTTPS' ? 'https' : 'http',
+            path: spec.card.path,
+            hostHeader: spec.hosts?.[0] ?? serviceHostNames(serviceName, namespace)[2]!,
+            timeoutMs,
+          });
+          fetches++;
+          if (res.kind !== 'ok') throw new Error(`card fetch from ${ip} failed: ${JSON.stringify(res)}`);
+          const card = parseCard(res.body);
+          if (card instanceof CardParseError) throw card;
+          const mapped = mapInterfaces(card, { spec, namespace, serviceName });
+          await Promise.all(
+            mapped.map(async (m) => {
+              if (!m.mapped) return;
+              const r = await prober.probe(
+                { address: ip, port: podPort(m.port, { containerPorts: {} })! },
+                m.iface,
+                { timeoutMs },
+              );
+              probes++;
+              if (r.state !== 'Verified') notVerified++;
+            }),
+          );
+        }),
+      );
+    });
+    const used = process.cpuUsage(cpu);
+    return {
+      ms: performance.now() - started,
+      cpuMs: (used.user + used.system) / 1000,
+      fetches,
+      probes,
+      notVerified,
+    };
+  } finally {
+    await prober.close();
+  }
+}

@@ -1,0 +1,95 @@
+/** Command-line options of `npm run bench` (bench/operator.ts). */
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  agents: number;
+  pods: number;
+  period: number;
+  timeout: number;
+  threshold: number;
+  events: number;
+  eventConcurrency: number;
+  workers: number;
+  probeConcurrency: number;
+  steadyPeriods: number;
+  agentsPerProcess: number;
+  bareRounds: number;
+  seed: number;
+  write: boolean;
+  out: string;
+}
+
+export const usage = `usage: npm run bench -- [options]
+
+The operator (a2a-operator run, as a child process) on a real control plane against
+N agents x M pods x 3 bindings served by real @a2a-js/sdk agents; prints the results and
+writes them to docs/benchmarks.md.
+
+  --agents <n>              A2AAgents (default 20)
+  --pods <n>                pods per agent (default 3)
+  --period <s>              probe periodSeconds (default 5)
+  --timeout <s>             probe timeoutSeconds (default 2)
+  --threshold <n>           probe failureThreshold (default 2)
+  --events <n>              gRPC break/heal events for reaction latency (default 24)
+  --event-concurrency <n>   events in flight at once, on different processes (default 4)
+  --workers <n>             operator --workers, and the bare loop's agents in flight (default 4)
+  --probe-concurrency <n>   operator --probe-concurrency, and the bare loop's (default 32)
+  --steady-periods <n>      probe periods the steady-state window spans (default 3)
+  --agents-per-process <n>  agents whose pods one SDK agent process serves (default 1)
+  --bare-rounds <n>         measured rounds of the bare loop; the median is reported (default 3)
+  --seed <n>                seed for the choice of which process breaks (default 1)
+  --out <file>              results file (default docs/benchmarks.md)
+  --no-write                print only; leave the results file alone
+  -h, --help
+`;
+
+function positive(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} ${value}: expected a positive integer`);
+  return n;
+}
+
+/** Parses argv; returns undefined when --help was asked for. */
+export function parseOptions(argv: string[]): BenchOptions | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      agents: { type: 'string' },
+      pods: { type: 'string' },
+      period: { type: 'string' },
+      timeout: { type: 'string' },
+      threshold: { type: 'string' },
+      events: { type: 'string' },
+      'event-concurrency': { type: 'string' },
+      workers: { type: 'string' },
+      'probe-concurrency': { type: 'string' },
+      'steady-periods': { type: 'string' },
+      'agents-per-process': { type: 'string' },
+      'bare-rounds': { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+      'no-write': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) return undefined;
+  return {
+    agents: positive(values.agents, 'agents', 20),
+    pods: positive(values.pods, 'pods', 3),
+    period: positive(values.period, 'period', 5),
+    timeout: positive(values.timeout, 'timeout', 2),
+    threshold: positive(values.threshold, 'threshold', 2),
+    events: positive(values.events, 'events', 24),
+    eventConcurrency: positive(values['event-concurrency'], 'event-concurrency', 4),
+    workers: positive(values.workers, 'workers', 4),
+    probeConcurrency: positive(values['probe-concurrency'], 'probe-concurrency', 32),
+    steadyPeriods: positive(values['steady-periods'], 'steady-periods', 3),
+    agentsPerProcess: positive(values['agents-per-process'], 'agents-per-process', 1),
+    bareRounds: positive(values['bare-rounds'], 'bare-rounds', 3),
+    seed: positive(values.seed, 'seed', 1),
+    write: !values['no-write'],
+    out: values.out ?? 'docs/benchmarks.md',
+  };
+}
