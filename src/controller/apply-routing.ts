@@ -4,7 +4,7 @@
  * the cached copy. Server-side apply with our field manager and force, as a controller should.
  */
 import type { KubernetesObject, V1ConfigMap, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
-import type { KubeClient } from '../kube/client.js';
+import { ContentType, type KubeClient } from '../kube/client.js';
 import { applyObject, resourcePath, semanticEqual, type ApplyBody } from '../kube/apply.js';
 import { isNotFound } from '../kube/errors.js';
 import type { Informer } from '../kube/informer.js';
@@ -59,6 +59,18 @@ function pick<T>(actual: T | undefined, shape: unknown): T | undefined {
   return out as T;
 }
 
+/**
+ * Service ports are a list-map keyed by port and protocol. An entry another writer renumbered
+ * is, to server-side apply, a different key owned by someone else: the apply keeps it beside
+ * ours and the API server refuses the duplicate name (422) on every reconcile. Such entries
+ * are the ports to replace whole, with a merge patch, before applying.
+ */
+function foreignPorts(desired: V1Service, actual: V1Service | undefined): boolean {
+  const key = (p: { port: number; protocol?: string }) => `${p.port}/${p.protocol ?? 'TCP'}`;
+  const wanted = new Set((desired.spec?.ports ?? []).map(key));
+  return (actual?.spec?.ports ?? []).some((p) => !wanted.has(key(p)));
+}
+
 export interface RoutingApplyResult {
   writes: number;
   /** Set when the Service exists and is not ours. */
@@ -110,7 +122,18 @@ export async function applyRouting(
     await applyObject(client, obj as ApplyBody, { signal });
     writes++;
   };
-  await write(desired.service, caches.services.get(ns, serviceName));
+  const actualService = caches.services.get(ns, serviceName);
+  if (foreignPorts(desired.service, actualService)) {
+    await client.request({
+      method: 'PATCH',
+      path: `/api/v1/namespaces/${ns}/services/${serviceName}`,
+      body: { spec: { ports: desired.service.spec?.ports } },
+      contentType: ContentType.merge,
+      signal,
+    });
+    writes++;
+  }
+  await write(desired.service, actualService);
   const wanted = new Set(desired.slices.map((s) => s.metadata!.name!));
   for (const s of desired.slices) await write(s, caches.slices.get(ns, s.metadata!.name!));
   for (const s of caches.slices.list(ns)) {
