@@ -1,7 +1,7 @@
 /**
  * The readiness-gate decision (a2a.dev/card-verified) per pod: True when every interface the
  * pod's card declares is verified on that pod. Only changes are returned, so an unchanged gate
- * costs no write.
+ * costs no write, and only pods that list the gate in spec.readinessGates are written to.
  */
 import { InterfaceReason, InterfaceState } from '../api/conditions.js';
 import { acceptable } from '../routing/plan.js';
@@ -17,7 +17,8 @@ export function gateDecisions(
   const authOk = input.spec.routing.authRequired === 'Advertise';
   const out: GateDecision[] = [];
   for (const p of input.pods) {
-    if (p.pod.terminating) continue;
+    // Only pods that opted in (spec.readinessGates) get the condition: no write for the others.
+    if (p.pod.terminating || !p.pod.gateListed) continue;
     let d: Omit<GateDecision, 'pod'> | undefined;
     if (!p.pod.candidate) {
       d = {

@@ -15,6 +15,8 @@ export interface ObservedPod {
   terminating: boolean;
   /** containerPort name → number, to resolve named targetPorts. */
   containerPorts: Record<string, number>;
+  /** The pod lists a2a.dev/card-verified in spec.readinessGates: only then is the condition written. */
+  gateListed: boolean;
   /** Current status of the a2a.dev/card-verified condition on the pod, if any. */
   gate?: { status: 'True' | 'False' | 'Unknown'; reason?: string; message?: string };
   nodeName?: string;

@@ -28,6 +28,7 @@ export function observePod(pod: V1Pod): ObservedPod {
     candidate: pod.status?.phase === 'Running' && Boolean(ip) && containersReady === 'True' && !terminating,
     terminating,
     containerPorts,
+    gateListed: (pod.spec?.readinessGates ?? []).some((g) => g.conditionType === CARD_VERIFIED_GATE),
     gate: gateCond
       ? {
           status: gateCond.status as 'True' | 'False' | 'Unknown',

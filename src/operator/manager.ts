@@ -182,17 +182,21 @@ export class Manager {
     await this.listen(health, this.opts.metricsAddress, 'health and metrics server');
     await this.listen(cards, this.opts.cardsAddress, 'card server');
     for (const s of [this.agents, this.pods, this.services, this.slices, this.configMaps]) s.start();
-    await Promise.all(
+    const synced = Promise.all(
       [this.agents, this.pods, this.services, this.slices, this.configMaps].map((s) => s.waitForSync()),
     );
+    // A SIGTERM while the caches cannot sync (RBAC denied, API down) must still stop the process.
+    await Promise.race([synced, aborted(signal)]);
+    if (signal.aborted) {
+      await this.shutdown();
+      return 'signal';
+    }
     log.info({ namespaces: this.opts.namespaces.length ? this.opts.namespaces : 'all' }, 'caches synced');
 
     let reason: StopReason = 'signal';
     if (!this.opts.leaderElection) {
       this.controller.start();
-      await new Promise<void>((resolve) =>
-        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
-      );
+      await aborted(signal);
     } else {
       const lost = new AbortController();
       this.elector = new LeaderElector({
@@ -219,9 +223,7 @@ export class Manager {
       // reconciles finished, so the standby never overlaps with them.
       const stopElection = new AbortController();
       const electing = this.elector.run(stopElection.signal);
-      const stopped = new Promise<void>((resolve) =>
-        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
-      );
+      const stopped = aborted(signal);
       await Promise.race([stopped, once(lost.signal, 'abort')]);
       if (reason === 'signal') {
         await this.controller.stop({ abortAfterMs: 20_000 });
@@ -243,4 +245,11 @@ export class Manager {
     for (const s of this.servers) s.close();
     await Promise.all(this.servers.map((s) => (s.listening ? once(s, 'close') : undefined)));
   }
+}
+
+/** Resolves when the signal aborts (at once if it already has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 }

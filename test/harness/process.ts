@@ -39,6 +39,9 @@ export function startProcess(cmd: string, args: string[], logFile: string, env?:
   };
   const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
+    // Keep the event loop alive until the child is gone (it is unref'd otherwise), so a test
+    // awaiting stop() is not ended early by node:test.
+    child.ref();
     child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     await exited;

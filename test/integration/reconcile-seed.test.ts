@@ -32,6 +32,7 @@ before(async () => {
         namespace: ns,
         name: `seed-${i}`,
         labels: { app: 'seed' },
+        readinessGates: ['a2a.dev/card-verified'],
         config: seedAgentConfig(cert),
       }),
     );

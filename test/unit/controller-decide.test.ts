@@ -1330,3 +1330,14 @@ describe('status size with many failing interfaces', () => {
     assert.ok(d.status.interfaces!.every((i) => i.message.length <= 160));
   });
 });
+
+describe('readiness gate opt-in', () => {
+  it('pods that do not list a2a.dev/card-verified in spec.readinessGates get no gate write', () => {
+    const pods = [pod('a', card, allVerified, { gateListed: false }), pod('b', card, allVerified)];
+    const d = decide(input({ pods }));
+    assert.deepEqual(
+      d.gates.map((g) => g.pod),
+      ['b'],
+    );
+  });
+});

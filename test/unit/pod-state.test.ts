@@ -130,3 +130,20 @@ describe('observePod: fields', () => {
     assert.equal(o.candidate, false);
   });
 });
+
+describe('observePod: readiness gate opt-in', () => {
+  it('gateListed follows spec.readinessGates', () => {
+    const listed = observePod({
+      metadata: { name: 'p', uid: 'u' },
+      spec: { containers: [], readinessGates: [{ conditionType: 'a2a.dev/card-verified' }] },
+      status: { phase: 'Running', podIP: '10.0.0.1' },
+    });
+    assert.equal(listed.gateListed, true);
+    const other = observePod({
+      metadata: { name: 'p', uid: 'u' },
+      spec: { containers: [], readinessGates: [{ conditionType: 'example.com/other' }] },
+      status: { phase: 'Running', podIP: '10.0.0.1' },
+    });
+    assert.equal(other.gateListed, false);
+  });
+});

@@ -131,6 +131,7 @@ export interface PodOpts {
   terminating?: boolean;
   gate?: ObservedPod['gate'];
   containerPorts?: Record<string, number>;
+  gateListed?: boolean;
 }
 
 export function pod(
@@ -147,6 +148,7 @@ export function pod(
       candidate: opts.candidate ?? true,
       terminating: opts.terminating ?? false,
       containerPorts: opts.containerPorts ?? { grpc: 9090 },
+      gateListed: opts.gateListed ?? true,
       ...(opts.gate ? { gate: opts.gate } : {}),
     },
     ...(card ? { card } : {}),
