@@ -75,9 +75,23 @@ function withoutProbeTime(s: A2AAgentStatus | undefined): A2AAgentStatus | undef
   return rest;
 }
 
+/**
+ * The status this replica last wrote for an agent, kept until its cache shows that write. The
+ * cache lags the API server by a watch event: a reconcile that starts right after a status write
+ * (a pod event it caused itself queued it) would otherwise decide against the older status, and
+ * record the same transition Events again.
+ */
+interface WrittenStatus {
+  /** resourceVersions older than the write: a cached object at one of these is stale. */
+  stale: Set<string>;
+  resourceVersion?: string;
+  status: A2AAgentStatus;
+}
+
 export class AgentReconciler {
   readonly memory: MemoryStore;
   private readonly now: () => number;
+  private readonly written = new Map<string, WrittenStatus>();
 
   constructor(private readonly deps: ReconcilerDeps) {
     this.memory = deps.memory ?? new MemoryStore();
@@ -99,7 +113,7 @@ export class AgentReconciler {
 
   reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
     const { namespace, name } = splitKey(key);
-    const agent = this.deps.agents.get(namespace, name);
+    const agent = this.readYourWrites(key, this.deps.agents.get(namespace, name));
     if (!agent) {
       // Deleted: owned objects go with it through their ownerReferences.
       this.memory.delete(key);
@@ -245,9 +259,30 @@ export class AgentReconciler {
       : { requeueAfterMs: Math.max(MIN_REQUEUE_MS, next - this.now()) };
   };
 
+  /** The cached agent, with the status this replica wrote instead when the cache has not caught up. */
+  private readYourWrites(key: string, cached: AgentObject | undefined): AgentObject | undefined {
+    const w = this.written.get(key);
+    if (!w) return cached;
+    const rv = cached?.metadata?.resourceVersion;
+    if (cached && rv !== undefined && w.stale.has(rv)) {
+      return {
+        ...cached,
+        metadata: { ...cached.metadata, resourceVersion: w.resourceVersion },
+        status: w.status,
+      };
+    }
+    this.written.delete(key);
+    return cached;
+  }
+
   private async writeStatus(agent: AgentObject, status: A2AAgentStatus, signal: AbortSignal): Promise<void> {
     if (semanticEqual(withoutProbeTime(agent.status), withoutProbeTime(status))) return;
-    await applyStatus(
+    const key = `${agent.metadata!.namespace!}/${agent.metadata!.name!}`;
+    const prev = this.written.get(key);
+    const stale = new Set(prev?.stale);
+    for (const rv of [agent.metadata?.resourceVersion, prev?.resourceVersion])
+      if (rv !== undefined) stale.add(rv);
+    const res = await applyStatus<AgentObject>(
       this.deps.client,
       {
         group: GROUP,
@@ -260,6 +295,9 @@ export class AgentReconciler {
       status,
       { signal },
     );
+    const resourceVersion = res?.metadata?.resourceVersion;
+    if (resourceVersion !== undefined) stale.delete(resourceVersion);
+    this.written.set(key, { stale, resourceVersion, status: res?.status ?? status });
     this.deps.observer?.statusWritten?.();
   }
 }
