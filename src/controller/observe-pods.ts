@@ -14,7 +14,7 @@ import { mapInterfaces, type MapContext } from './interface-map.js';
 import type { InterfaceVerdict, ObservedPod, PodCard, PodObservation } from './observed.js';
 import { podPort, allowedHosts, serviceHostNames } from './port-mapping.js';
 import type { ProbeBackend, ProbeCredentials } from './probe-backend.js';
-import { jitteredPeriod, recordProbe, staticVerdict } from './probe-memory.js';
+import { isDue, jitteredPeriod, recordProbe, staticVerdict } from './probe-memory.js';
 
 export interface ObserveInput {
   /** `namespace/name` of the agent: probes and card fetches are bounded per agent. */
@@ -54,7 +54,8 @@ function currentCard(mem: CardMemory | undefined, threshold: number): PodCard | 
 async function refreshCard(input: ObserveInput, pod: ObservedPod, mem: PodMemory): Promise<boolean> {
   const { spec } = input;
   const now = input.now();
-  if (mem.card && now < mem.card.dueAt) return false;
+  if (mem.card && !isDue(mem.card.dueAt, now, spec.probe.periodSeconds * 1000, mem.card.failures === 0))
+    return false;
   const cardPort = spec.ports.find((p) => p.name === spec.card.port);
   const port = cardPort && podPort(cardPort, pod);
   const periodMs = spec.probe.periodSeconds * 1000;
@@ -167,7 +168,8 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
             return;
           }
           const prev = mem.probes.get(m.key);
-          if (!prev || input.now() >= prev.dueAt) {
+          const steady = prev !== undefined && (prev.verdict.failures === 0 || prev.verdict.confirmed);
+          if (!prev || isDue(prev.dueAt, input.now(), timing.periodMs, steady)) {
             const answer = await input.backend.probe({
               agent: input.key,
               address: pod.ip!,

@@ -92,3 +92,13 @@ export function recordProbe(
 export function staticVerdict(state: InterfaceState, reason: string, message: string): InterfaceVerdict {
   return { state, reason, message, failures: 0, confirmed: true };
 }
+
+/**
+ * Whether a scheduled probe (or card fetch) runs in this reconcile. Steady items due within a
+ * quarter period are pulled forward, so an agent's probes are batched into about one reconcile
+ * per period instead of one per item (each has its own jittered due time); items confirming a
+ * failure run exactly on their fast schedule.
+ */
+export function isDue(dueAt: number, now: number, periodMs: number, steady: boolean): boolean {
+  return now >= dueAt - (steady ? periodMs / 4 : 0);
+}

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InterfaceState } from '../../src/api/conditions.js';
 import {
+  isDue,
   jitteredPeriod,
   recordProbe,
   staticVerdict,
@@ -201,5 +202,17 @@ describe('staticVerdict', () => {
       failures: 0,
       confirmed: true,
     });
+  });
+});
+
+describe('isDue: batching steady probes', () => {
+  it('a steady item due within a quarter period runs now; later ones wait', () => {
+    assert.equal(isDue(10_000, 10_000, 30_000, true), true);
+    assert.equal(isDue(17_500, 10_000, 30_000, true), true, '7.5 s ahead of a 30 s period is pulled forward');
+    assert.equal(isDue(17_501, 10_000, 30_000, true), false);
+  });
+  it('an item confirming a failure runs exactly on its fast schedule', () => {
+    assert.equal(isDue(10_500, 10_000, 30_000, false), false);
+    assert.equal(isDue(10_000, 10_000, 30_000, false), true);
   });
 });
