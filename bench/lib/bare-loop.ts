@@ -50,15 +50,22 @@ export async function bareRound(
       const timeoutMs = spec.probe.timeoutSeconds * 1000;
       await Promise.all(
         agent.ips.map(async (ip) => {
-          const res = await fetchCard({
-            address: ip,
-            port: podPort(cardPort, { containerPorts: {} })!,
-            scheme: spec.card.scheme === 'HTTPS' ? 'https' : 'http',
-            path: spec.card.path,
-            hostHeader: spec.hosts?.[0] ?? serviceHostNames(serviceName, namespace)[2]!,
-            timeoutMs,
-          });
+          const fetchOnce = () =>
+            fetchCard({
+              address: ip,
+              port: podPort(cardPort, { containerPorts: {} })!,
+              scheme: spec.card.scheme === 'HTTPS' ? 'https' : 'http',
+              path: spec.card.path,
+              hostHeader: spec.hosts?.[0] ?? serviceHostNames(serviceName, namespace)[2]!,
+              timeoutMs,
+            });
+          // Like the operator, a fetch that times out on a loaded machine is tried again.
+          let res = await fetchOnce();
           fetches++;
+          for (let retry = 0; retry < 2 && res.kind === 'error'; retry++) {
+            res = await fetchOnce();
+            fetches++;
+          }
           if (res.kind !== 'ok') throw new Error(`card fetch from ${ip} failed: ${JSON.stringify(res)}`);
           const card = parseCard(res.body);
           if (card instanceof CardParseError) throw card;
