@@ -5,6 +5,7 @@
  * of every status version an agent goes through.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import { useCluster, type Cluster } from '../harness/cluster.js';
 import type { AgentView } from '../harness/wait.js';
@@ -69,6 +70,19 @@ export async function compactEtcd(endpoint: string): Promise<string> {
   });
   assert.equal(res.status, 200, `compaction failed: ${await res.text()}`);
   return revision;
+}
+
+/** Whether the kube-apiserver serving on this port is still a live process (read from /proc). */
+export function apiserverRunning(port: string): boolean {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmd.includes('kube-apiserver') && cmd.includes(`--secure-port=${port}\0`)) return true;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return false;
 }
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
