@@ -16,6 +16,13 @@ import { podPort, allowedHosts, serviceHostNames } from './port-mapping.js';
 import type { ProbeBackend, ProbeCredentials } from './probe-backend.js';
 import { isDue, jitteredPeriod, recordProbe, staticVerdict } from './probe-memory.js';
 
+/**
+ * How long one reconcile keeps starting probes. An agent with many slow interfaces (each up to
+ * timeoutSeconds, its own few at a time) would otherwise outlast the controller's reconcile
+ * timeout and never write status; what is left is probed by the next reconcile, right after.
+ */
+export const PROBE_BUDGET_MS = 30_000;
+
 export interface ObserveInput {
   /** `namespace/name` of the agent: probes and card fetches are bounded per agent. */
   key?: string;
@@ -29,6 +36,8 @@ export interface ObserveInput {
   now: () => number;
   signal?: AbortSignal;
   random?: () => number;
+  /** Default PROBE_BUDGET_MS. */
+  probeBudgetMs?: number;
 }
 
 export interface ObserveResult {
@@ -140,6 +149,8 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
   prunePods(input.memory, new Set(input.pods.filter((p) => p.candidate).map((p) => p.uid)));
   let fetches = 0;
   let probes = 0;
+  let deferred = false;
+  const notAfter = input.now() + (input.probeBudgetMs ?? PROBE_BUDGET_MS);
   const observations = await Promise.all(
     input.pods.map(async (pod): Promise<PodObservation> => {
       if (!pod.candidate || !pod.ip) return { pod, verdicts: new Map() };
@@ -176,9 +187,19 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
               port,
               iface: m.iface,
               timeoutMs: spec.probe.timeoutSeconds * 1000,
+              notAfter,
               signal: input.signal,
               ...input.credentials,
             });
+            if (answer.state === InterfaceState.Pending) {
+              // Not dialled: out of this reconcile's time. Keep what is known; probe it next.
+              deferred = true;
+              verdicts.set(
+                m.key,
+                prev?.verdict ?? staticVerdict(answer.state, answer.reason, answer.message),
+              );
+              return;
+            }
             probes++;
             mem.probes.set(m.key, recordProbe(prev, answer, input.now(), timing));
           }
@@ -196,5 +217,6 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
     const times = [p.card?.dueAt, ...[...p.probes.values()].map((r) => r.dueAt)];
     for (const t of times) if (t !== undefined && (nextDueAt === undefined || t < nextDueAt)) nextDueAt = t;
   }
+  if (deferred) nextDueAt = Math.min(nextDueAt ?? Infinity, input.now());
   return { observations, nextDueAt, probes, fetches };
 }

@@ -35,6 +35,8 @@ export interface ProbeRequest extends ProbeCredentials {
   port: number;
   iface: CardInterface;
   timeoutMs: number;
+  /** Epoch ms after which a probe still waiting for its turn is not dialled (answers Pending). */
+  notAfter?: number;
   signal?: AbortSignal;
 }
 

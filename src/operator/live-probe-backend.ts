@@ -27,10 +27,11 @@ export class LiveProbeBackend implements ProbeBackend {
     const res = await this.prober.probe({ address: req.address, port: req.port }, req.iface, {
       timeoutMs: req.timeoutMs,
       agent: req.agent,
+      notAfter: req.notAfter,
       bearerToken: req.bearerToken,
       tls: req.tls,
     });
-    this.onProbe?.(req.iface.protocolBinding, res.state, res.durationMs);
+    if (res.state !== 'Pending') this.onProbe?.(req.iface.protocolBinding, res.state, res.durationMs);
     return res;
   }
 }

@@ -36,6 +36,11 @@ export interface ProbeOptions {
   timeoutMs: number;
   /** The agent the probe is for (e.g. `namespace/name`): its own concurrency limit applies. */
   agent?: string;
+  /**
+   * Epoch ms: a probe whose turn comes after this is not dialled and answers Pending, so a
+   * reconcile that queued more probes than fit in its time ends, and the next one goes on.
+   */
+  notAfter?: number;
   bearerToken?: string;
   tls?: TlsSettings;
 }
@@ -63,7 +68,17 @@ export class Prober {
 
   async probe(target: DialTarget, iface: CardInterface, opts: ProbeOptions): Promise<ProbeResult> {
     const started = performance.now();
-    const v = await this.schedule(opts.agent, () => this.classify(target, iface, opts));
+    const v = await this.schedule(opts.agent, () =>
+      opts.notAfter !== undefined && Date.now() > opts.notAfter
+        ? Promise.resolve(
+            verdict(
+              InterfaceState.Pending,
+              `${iface.protocolBinding} ${redactUrl(iface.url)}: not probed in this reconcile (its time went to this agent's other probes); next reconcile`,
+              {},
+            ),
+          )
+        : this.classify(target, iface, opts),
+    );
     return { ...v, durationMs: Math.round((performance.now() - started) * 10) / 10 };
   }
 
