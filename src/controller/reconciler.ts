@@ -113,7 +113,7 @@ export class AgentReconciler {
 
   reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
     const { namespace, name } = splitKey(key);
-    const agent = this.readYourWrites(key, this.deps.agents.get(namespace, name));
+    let agent = this.readYourWrites(key, this.deps.agents.get(namespace, name));
     if (!agent) {
       // Deleted: owned objects go with it through their ownerReferences.
       this.memory.delete(key);
@@ -136,7 +136,11 @@ export class AgentReconciler {
     if (agent.status?.observedGeneration !== generation) {
       // First visit of this generation: say so before probing, so kstatus and Flux see
       // InProgress (Reconciling=True) rather than a stale or empty status (kstatus fails open).
-      await this.writeStatus(agent, progressStatus(agent.status, generation, this.now()), signal);
+      // The decision below starts from that stored status, so the verdict of the new
+      // generation is a transition of its own (and gets its Event).
+      const progress = progressStatus(agent.status, generation, this.now());
+      await this.writeStatus(agent, progress, signal);
+      agent = { ...agent, status: progress };
     }
     const serviceName = serviceNameOf(spec, name);
     const resolved = await resolveCredentials(this.deps.client, namespace, spec, signal);
