@@ -21,17 +21,7 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** mulberry32: a seeded source, so a failing run can be replayed (the seed is printed). */
-export function seeded(n: number): () => number {
-  let s = n >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded } from '../harness/seeded.js';
 
 export function seedFromEnv(tag: string, fallback: number): number {
   const seed = Number(process.env.A2A_FAULTS_SEED ?? fallback);

@@ -14,6 +14,7 @@ import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { condition, waitAgent } from '../harness/wait.js';
+import { seeded } from '../harness/seeded.js';
 
 const PERIOD = 3;
 const TIMEOUT = 1;
@@ -28,17 +29,6 @@ let operator: OperatorProcess;
 const pods: AgentPod[] = [];
 /** Per pod: [time, grpcUp] transitions. */
 const history = new Map<string, [number, boolean][]>();
-
-function seed(n: number): () => number {
-  let s = n >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Whether the pod's gRPC was up at any instant of [from, to]. */
 function upDuring(ip: string, from: number, to: number): boolean {
@@ -130,7 +120,7 @@ async function observe(): Promise<Observation> {
 
 describe('routing invariant under random break/heal', () => {
   test('holds at every observation', async () => {
-    const random = seed(20261129);
+    const random = seeded(20261129);
     const stop = Date.now() + CHURN_MS;
     const violations: string[] = [];
     let observations = 0;

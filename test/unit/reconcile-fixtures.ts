@@ -171,17 +171,7 @@ export function input(partial: Partial<DecideInput> & Pick<DecideInput, 'pods'>)
   };
 }
 
-/** mulberry32: a small seeded PRNG, so randomized tests are reproducible. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded as prng } from '../harness/seeded.js';
 
 export function pick<T>(random: () => number, list: readonly T[]): T {
   return list[Math.floor(random() * list.length)]!;
