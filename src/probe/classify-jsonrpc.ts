@@ -4,13 +4,14 @@
  */
 import { InterfaceState } from '../api/conditions.js';
 import {
-  authMessage,
+  authVerdict,
+  httpEvidence,
   errorInfoReasons,
   parseJsonBody,
   type HttpAnswer,
   type HttpProbeContext,
 } from './http-answer.js';
-import type { ProbeEvidence, Verdict } from './probe-result.js';
+import type { Verdict } from './probe-result.js';
 import { clip, verdict } from './verdict.js';
 
 export const JsonRpcCode = {
@@ -31,14 +32,10 @@ function isEnvelope(v: unknown): v is JsonRpcEnvelope {
 }
 
 export function classifyJsonRpc(answer: HttpAnswer, ctx: HttpProbeContext): Verdict {
-  const evidence: ProbeEvidence = {
-    request: ctx.request,
-    httpStatus: answer.status,
-    contentType: answer.contentType,
-  };
+  const evidence = httpEvidence(answer, ctx);
   const S = InterfaceState;
-  if (answer.status === 401 || answer.status === 403)
-    return verdict(S.AuthRequired, authMessage(ctx, answer.status), evidence);
+  const auth = authVerdict(answer, ctx, evidence);
+  if (auth) return auth;
   const body = parseJsonBody(answer);
   if (!isEnvelope(body)) {
     if (answer.status === 404 || answer.status === 405) {

@@ -5,13 +5,14 @@
 import { InterfaceState } from '../api/conditions.js';
 import { JsonRpcCode } from './classify-jsonrpc.js';
 import {
-  authMessage,
+  authVerdict,
+  httpEvidence,
   errorInfoReasons,
   parseJsonBody,
   type HttpAnswer,
   type HttpProbeContext,
 } from './http-answer.js';
-import type { ProbeEvidence, Verdict } from './probe-result.js';
+import type { Verdict } from './probe-result.js';
 import { clip, verdict } from './verdict.js';
 
 interface RestErrorBody {
@@ -22,14 +23,10 @@ interface RestErrorBody {
 }
 
 export function classifyRest(answer: HttpAnswer, ctx: HttpProbeContext): Verdict {
-  const evidence: ProbeEvidence = {
-    request: ctx.request,
-    httpStatus: answer.status,
-    contentType: answer.contentType,
-  };
+  const evidence = httpEvidence(answer, ctx);
   const S = InterfaceState;
-  if (answer.status === 401 || answer.status === 403)
-    return verdict(S.AuthRequired, authMessage(ctx, answer.status), evidence);
+  const auth = authVerdict(answer, ctx, evidence);
+  if (auth) return auth;
   const raw = parseJsonBody(answer);
   const body =
     typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as RestErrorBody) : undefined;

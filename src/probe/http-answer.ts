@@ -1,3 +1,7 @@
+import { InterfaceState } from '../api/conditions.js';
+import type { ProbeEvidence, Verdict } from './probe-result.js';
+import { verdict } from './verdict.js';
+
 /** An HTTP answer as the classifiers see it: status, content type and a bounded body. */
 export interface HttpAnswer {
   status: number;
@@ -44,8 +48,20 @@ export function errorInfoReasons(list: unknown): string[] {
     .map((d) => d.reason);
 }
 
-export function authMessage(ctx: HttpProbeContext, status: number): string {
-  return ctx.bearerSent
-    ? `${ctx.what}: answered ${status} although a bearer token was sent (token rejected or lacking permission); the handler behind it is unconfirmed`
-    : `${ctx.what}: answered ${status}: something is listening but requires credentials; configure a probe token to verify the handler`;
+/** The evidence every HTTP-binding verdict starts from. */
+export function httpEvidence(answer: HttpAnswer, ctx: HttpProbeContext): ProbeEvidence {
+  return { request: ctx.request, httpStatus: answer.status, contentType: answer.contentType };
+}
+
+/** 401/403 on an HTTP binding: listening, handler unconfirmed (the same rule for JSON-RPC and REST). */
+export function authVerdict(
+  answer: HttpAnswer,
+  ctx: HttpProbeContext,
+  evidence: ProbeEvidence,
+): Verdict | undefined {
+  if (answer.status !== 401 && answer.status !== 403) return undefined;
+  const message = ctx.bearerSent
+    ? `${ctx.what}: answered ${answer.status} although a bearer token was sent (token rejected or lacking permission); the handler behind it is unconfirmed`
+    : `${ctx.what}: answered ${answer.status}: something is listening but requires credentials; configure a probe token to verify the handler`;
+  return verdict(InterfaceState.AuthRequired, message, evidence);
 }
