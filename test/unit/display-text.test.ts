@@ -41,7 +41,7 @@ test('bearerTokenProblem accepts visible ASCII and names the problem without the
   ] as const) {
     const p = bearerTokenProblem(token);
     assert.ok(p?.includes(what), `${JSON.stringify(token)}: ${p}`);
-    if (token.length > 2) assert.ok(!p.includes(token), p);
+    if (token.length > 2) assert.ok(!p!.includes(token), p);
   }
   assert.match(bearerTokenProblem('x'.repeat(20_000)) ?? '', /longer than/);
 });
