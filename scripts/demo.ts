@@ -3,9 +3,9 @@
 // Starts the local control plane (real kube-apiserver + etcd, built from Go modules), three
 // real A2A agents (the official SDK) in pod hosts, their A2AAgents from examples/, and the
 // operator; prints `kubectl get a2aagents -o wide` and, for the broken agents, what the card
-// declared against what is advertised; then stays up with the KUBECONFIG line until Ctrl-C.
+// declared against what is advertised; then stays up with the KUBECONFIG line until Ctrl-C
+// (or SIGTERM), and removes everything it started (test/harness/stop-signal.ts).
 //
-//   --once       exit after printing (used by the test)
 //   --existing   apply only the samples' A2AAgents (and namespace) to the cluster in
 //                KUBECONFIG, print how to watch them, and exit
 //
@@ -19,10 +19,10 @@ import { REPO_ROOT } from '../test/harness/binaries.js';
 import { startSharedCluster, useCluster, type Cluster } from '../test/harness/cluster.js';
 import { healthyAgentConfig, seedAgentConfig } from '../test/harness/manifests.js';
 import { startOperator, type OperatorProcess } from '../test/harness/operator.js';
+import { StopRequested, stopOnSignal } from '../test/harness/stop-signal.js';
 
 const NS = 'a2a-demo';
 const args = new Set(process.argv.slice(2));
-const once = args.has('--once');
 const existing = args.has('--existing');
 
 function say(line = ''): void {
@@ -160,45 +160,43 @@ async function runExisting(): Promise<void> {
 }
 
 async function runLocal(): Promise<void> {
+  const stop = stopOnSignal('a2a-demo');
   say('starting a local control plane (kube-apiserver + etcd; first run builds them from Go modules) ...');
-  const shared = await startSharedCluster();
-  const cluster = await useCluster();
+  let shared: { stop: () => Promise<void> } | undefined;
   const pods: AgentPod[] = [];
   let operator: OperatorProcess | undefined;
   let ca: TestCa | undefined;
+  // Stops what was started, the operator first (it still talks to the API server), then the
+  // agents and their pod hosts, then the control plane; the temporary folder last.
   const cleanup = async () => {
     await operator?.stop().catch(() => undefined);
     await Promise.all(pods.map((p) => p.destroy(false).catch(() => undefined)));
     ca?.dispose();
-    await shared.stop();
+    await shared?.stop().catch(() => undefined);
+    stop.removeTmp();
   };
   try {
+    shared = await startSharedCluster();
+    stop.checkpoint();
+    const cluster = await useCluster();
     await kubectl(cluster, ['create', 'namespace', NS]);
     say(
       'starting three SDK agents in pod hosts: weather (healthy), seed (the seed scenario), ledger (gRPC handler not registered) ...',
     );
     ca = createTestCa();
     const cert = ca.issue(['agent.internal']);
-    pods.push(
-      await startAgentPod(cluster, {
-        namespace: NS,
-        name: 'weather-0',
-        labels: { app: 'weather' },
-        config: healthyAgentConfig(`weather.${NS}.svc`),
-      }),
-      await startAgentPod(cluster, {
-        namespace: NS,
-        name: 'seed-0',
-        labels: { app: 'seed' },
-        config: seedAgentConfig(cert),
-      }),
-      await startAgentPod(cluster, {
-        namespace: NS,
+    for (const opts of [
+      { name: 'weather-0', labels: { app: 'weather' }, config: healthyAgentConfig(`weather.${NS}.svc`) },
+      { name: 'seed-0', labels: { app: 'seed' }, config: seedAgentConfig(cert) },
+      {
         name: 'ledger-0',
         labels: { app: 'ledger' },
         config: healthyAgentConfig(`ledger.${NS}.svc`, { grpc: { port: 9090, register: false } }),
-      }),
-    );
+      },
+    ]) {
+      stop.checkpoint();
+      pods.push(await startAgentPod(cluster, { namespace: NS, ...opts }));
+    }
     const caMap = {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -206,6 +204,7 @@ async function runLocal(): Promise<void> {
       data: { 'ca.crt': ca.caCert },
     };
     await applySamples(cluster, [caMap]);
+    stop.checkpoint();
     say('starting the operator ...');
     operator = await startOperator({
       kubeconfig: cluster.kubeconfigPath,
@@ -213,11 +212,15 @@ async function runLocal(): Promise<void> {
       extraArgs: ['--log-level=info'],
     });
     await operator.waitReady();
-    await waitSettled(
-      cluster,
-      samples().map((s) => s.name),
-      90_000,
-    );
+    await Promise.race([
+      waitSettled(
+        cluster,
+        samples().map((s) => s.name),
+        90_000,
+      ),
+      stop.stopped,
+    ]);
+    stop.checkpoint();
 
     say();
     say(`$ kubectl get a2aagents -n ${NS} -o wide`);
@@ -232,13 +235,10 @@ async function runLocal(): Promise<void> {
     say(`  kubectl describe a2a seed -n ${NS}; kubectl get endpointslices,configmaps,events -n ${NS}`);
     say(`  curl ${operator.cardsUrl}/cards    # the advertised cards`);
     say(`operator log: ${operator.logFile}`);
-    if (once) return;
     say('Ctrl-C stops everything.');
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
-    say('stopping ...');
+    await stop.stopped;
+  } catch (err) {
+    if (!(err instanceof StopRequested)) throw err;
   } finally {
     await cleanup();
   }

@@ -10,6 +10,16 @@ process.on('exit', () => {
   for (const p of live) p.kill('SIGKILL');
 });
 
+// Tests leave children in their own process group, so a Ctrl-C on `npm test` reaches them too.
+// Scripts a person stops with Ctrl-C set this (stop-signal.ts): their children get groups of
+// their own and are stopped by the script, in order.
+let ownGroups = false;
+
+/** Children started from now on get a process group of their own (see stop-signal.ts). */
+export function startChildrenInOwnGroups(): void {
+  ownGroups = true;
+}
+
 export interface Managed {
   child: ChildProcess;
   logFile: string;
@@ -20,7 +30,7 @@ export interface Managed {
 
 export function startProcess(cmd: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): Managed {
   const fd = openSync(logFile, 'a');
-  const child = spawn(cmd, args, { stdio: ['ignore', fd, fd], env: env ?? process.env });
+  const child = spawn(cmd, args, { stdio: ['ignore', fd, fd], env: env ?? process.env, detached: ownGroups });
   closeSync(fd);
   child.unref();
   live.add(child);
