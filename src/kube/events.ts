@@ -1,11 +1,13 @@
 /**
  * Kubernetes Event recorder (events.k8s.io/v1), for transitions only.
  *
- * An event identical to the previous one for the same object (type, reason, action, note)
+ * An event identical to one already recorded for the same object (type, reason, action, note)
  * does not create a new Event: the existing one's `series.count` is raised instead, as
- * client-go's events library does, so a flapping agent cannot flood etcd. Writes happen in
- * the background in order; `record()` never throws and failures go to `onError` (an Event is
- * never worth failing a reconcile for).
+ * client-go's EventCorrelator does, so a flapping agent cannot flood etcd. Identity is the
+ * event's own fields, kept in an LRU across objects, not "the last event of each object": an
+ * interface flapping between two states records two Events per transition in turn, and each
+ * must find its own series. Writes happen in the background in order; `record()` never throws
+ * and failures go to `onError` (an Event is never worth failing a reconcile for).
  */
 import { microTime, realClock, type Clock } from './clock.js';
 import { ContentType, type Requester } from './client.js';
@@ -28,14 +30,13 @@ export interface EventRecorderOptions {
   /** Identifies this replica, e.g. the pod name (at most 128 characters). */
   reportingInstance: string;
   reportingController?: string;
-  /** How many objects' last events are remembered for dedup (default 4096). */
+  /** How many distinct events (object + fields) are remembered for aggregation (default 4096). */
   maxTracked?: number;
   onError?: (err: unknown) => void;
   clock?: Clock;
 }
 
-interface Last {
-  signature: string;
+interface Series {
   namespace: string;
   eventName: string;
   count: number;
@@ -44,7 +45,7 @@ interface Last {
 const MAX_NOTE = 1024; // events.k8s.io validation limit, in bytes
 
 export class EventRecorder {
-  private readonly last = new Map<string, Last>();
+  private readonly series = new Map<string, Series>();
   private chain: Promise<void> = Promise.resolve();
   private readonly clock: Clock;
   private seq = 0;
@@ -57,9 +58,9 @@ export class EventRecorder {
   record(regarding: EventRegarding, type: EventType, reason: string, note: string, action = reason): void {
     const objKey = regarding.uid ?? `${regarding.kind}/${regarding.namespace ?? ''}/${regarding.name}`;
     const trimmed = truncate(note);
-    const signature = JSON.stringify([type, reason, action, trimmed]);
+    const key = JSON.stringify([objKey, type, reason, action, trimmed]);
     this.chain = this.chain
-      .then(() => this.write(objKey, signature, regarding, type, reason, trimmed, action))
+      .then(() => this.write(key, regarding, type, reason, trimmed, action))
       .catch((err: unknown) => this.opts.onError?.(err));
   }
 
@@ -69,8 +70,7 @@ export class EventRecorder {
   }
 
   private async write(
-    objKey: string,
-    signature: string,
+    key: string,
     regarding: EventRegarding,
     type: EventType,
     reason: string,
@@ -78,8 +78,8 @@ export class EventRecorder {
     action: string,
   ): Promise<void> {
     const now = this.clock.now();
-    const prev = this.last.get(objKey);
-    if (prev && prev.signature === signature) {
+    const prev = this.series.get(key);
+    if (prev) {
       try {
         await this.opts.client.request({
           method: 'PATCH',
@@ -88,7 +88,7 @@ export class EventRecorder {
           contentType: ContentType.merge,
         });
         prev.count++;
-        this.remember(objKey, prev);
+        this.remember(key, prev);
         return;
       } catch (err) {
         // The Event expired (TTL) or was deleted: start a new one below.
@@ -114,15 +114,15 @@ export class EventRecorder {
         regarding,
       },
     });
-    this.remember(objKey, { signature, namespace, eventName, count: 1 });
+    this.remember(key, { namespace, eventName, count: 1 });
   }
 
   /** Map insertion order doubles as LRU order; evicts the oldest beyond the cap. */
-  private remember(key: string, v: Last): void {
-    this.last.delete(key);
-    this.last.set(key, v);
+  private remember(key: string, v: Series): void {
+    this.series.delete(key);
+    this.series.set(key, v);
     const max = this.opts.maxTracked ?? 4096;
-    while (this.last.size > max) this.last.delete(this.last.keys().next().value!);
+    while (this.series.size > max) this.series.delete(this.series.keys().next().value!);
   }
 }
 

@@ -120,7 +120,7 @@ describe('EventRecorder', () => {
     uid: 'u1',
   };
 
-  it('creates once, then raises series.count for identical consecutive events', async () => {
+  it('creates once, then raises series.count for identical events, also when others come between', async () => {
     const { client, reqs } = fakeClient();
     const rec = new EventRecorder({ client, reportingInstance: 'op-0' });
     rec.record(regarding, 'Warning', 'CardUnreachable', 'refused');
@@ -131,13 +131,47 @@ describe('EventRecorder', () => {
     await rec.flush();
     assert.deepEqual(
       reqs.map((r) => r.method),
-      ['POST', 'PATCH', 'PATCH', 'POST', 'POST'],
+      ['POST', 'PATCH', 'PATCH', 'POST', 'PATCH'],
     );
     assert.deepEqual((reqs[2]?.body as { series: { count: number } }).series.count, 3);
+    assert.deepEqual((reqs[4]?.body as { series: { count: number } }).series.count, 4);
+    assert.equal(reqs[4]?.path, reqs[1]?.path, 'the series of the first Event');
     const created = reqs[0]?.body as Record<string, unknown>;
     assert.equal(created.reportingController, 'a2a.dev/operator');
     assert.equal(created.reportingInstance, 'op-0');
     assert.equal(created.action, 'CardUnreachable');
+  });
+
+  it('a flapping interface (two Events per transition, in turn) aggregates into two series', async () => {
+    const { client, reqs } = fakeClient();
+    const rec = new EventRecorder({ client, reportingInstance: 'op-0' });
+    for (let flap = 0; flap < 10; flap++) {
+      rec.record(regarding, 'Warning', 'InterfaceWithdrawn', 'GRPC grpc://a:9 withdrawn: Unimplemented');
+      rec.record(regarding, 'Warning', 'InterfaceUnimplemented', 'GRPC grpc://a:9 is not served');
+      rec.record(regarding, 'Normal', 'InterfaceAdvertised', 'GRPC grpc://a:9 advertised');
+      rec.record(regarding, 'Normal', 'Succeeded', '3/3 interfaces verified');
+    }
+    await rec.flush();
+    assert.equal(reqs.filter((r) => r.method === 'POST').length, 4, 'one Event per distinct event');
+    assert.equal(reqs.filter((r) => r.method === 'PATCH').length, 36);
+    const last = reqs.at(-1)!;
+    assert.equal((last.body as { series: { count: number } }).series.count, 10);
+  });
+
+  it('keeps series per object, and forgets the least recently used beyond its cap', async () => {
+    const { client, reqs } = fakeClient();
+    const rec = new EventRecorder({ client, reportingInstance: 'op-0', maxTracked: 2 });
+    const other = { ...regarding, name: 'b', uid: 'u2' };
+    rec.record(regarding, 'Normal', 'A', 'a'); // POST
+    rec.record(other, 'Normal', 'A', 'a'); // POST: another object
+    rec.record(regarding, 'Normal', 'A', 'a'); // PATCH, now most recent
+    rec.record(regarding, 'Normal', 'B', 'b'); // POST, evicts other's
+    rec.record(other, 'Normal', 'A', 'a'); // POST again: forgotten
+    await rec.flush();
+    assert.deepEqual(
+      reqs.map((r) => r.method),
+      ['POST', 'POST', 'PATCH', 'POST', 'POST'],
+    );
   });
 
   it('starts a new Event when the old one expired, and never throws', async () => {
