@@ -14,7 +14,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { RequestOptions } from 'node:https';
 import { Agent, request as undiciRequest } from 'undici';
-import { ApiError } from './errors.js';
+import { ApiError, NotLeaderError } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -58,6 +58,12 @@ export interface KubeClientOptions {
   observer?: RequestObserver;
   /** Per-request timeout (default 30 s). Watches do not go through this client. */
   timeoutMs?: number;
+  /**
+   * Asked before every write (anything but GET): false refuses it with `NotLeaderError`, sending
+   * nothing. The manager ties it to the leader Lease, so a replica that lost the Lease cannot
+   * write a status, a slice, a gate or an Event, whatever reconcile was in flight.
+   */
+  mayWrite?: () => boolean;
 }
 
 export class KubeClient {
@@ -77,6 +83,11 @@ export class KubeClient {
 
   /** Sends one request and returns the parsed JSON body; throws `ApiError` on non-2xx. */
   async request<T>(req: ApiRequest): Promise<T> {
+    if (req.method !== 'GET' && this.opts.mayWrite && !this.opts.mayWrite()) {
+      throw new NotLeaderError(
+        `${req.method} ${req.path} not sent: this replica may no longer hold the Lease`,
+      );
+    }
     const started = performance.now();
     const url = new URL(this.server + req.path);
     for (const [k, v] of Object.entries(req.query ?? {}))

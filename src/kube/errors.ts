@@ -19,6 +19,17 @@ export function isTerminalError(err: unknown): err is TerminalError {
   return err instanceof TerminalError;
 }
 
+/**
+ * A write this replica refused to send because it may no longer hold the leader Lease (it was
+ * paused or cut off past its renew deadline, and a standby may lead now). Nothing was sent.
+ */
+export class NotLeaderError extends Error {
+  override readonly name = 'NotLeaderError';
+  readonly code = 'ERR_NOT_LEADER';
+}
+
+export const isNotLeader = (err: unknown): boolean => err instanceof NotLeaderError;
+
 /** The `reason` field of a Kubernetes `Status` (metav1.StatusReason), e.g. `Conflict`. */
 export type StatusReason = string;
 

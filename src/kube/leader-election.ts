@@ -9,6 +9,10 @@
  * - The leader renews every `retryPeriod`; if it cannot renew for `renewDeadline` (or sees
  *   another holder) it has lost the lease: `onStoppedLeading` runs and `run()` returns. The
  *   caller should exit the process: work started as leader may still be in flight.
+ * - `holdsLease()` answers by the local clock alone, without waiting for the renew loop: a
+ *   process paused past `renewDeadline` (SIGSTOP, a frozen VM) wakes up with timers and
+ *   reconciles due at once, and must not write before it has renewed again. The manager's API
+ *   client asks it before every write.
  * - A standby keeps retrying (jittered `retryPeriod`) and takes over when the lease expires,
  *   or at its next retry after the leader `release()`s (holder cleared).
  */
@@ -65,6 +69,8 @@ export class LeaderElector {
   /** Local time at which `observed` was last seen to change. */
   private observedTime = 0;
   private reportedLeader: string | undefined;
+  /** Local time at which the last successful acquire or renew attempt started. */
+  private confirmedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: LeaderElectorOptions) {
     this.leaseDurationMs = opts.leaseDurationMs ?? LEADER_ELECTION_DEFAULTS.leaseDurationMs;
@@ -82,6 +88,14 @@ export class LeaderElector {
   /** True while the last observed record names us as holder. */
   isLeader(): boolean {
     return this.observed?.spec.holderIdentity === this.opts.identity;
+  }
+
+  /**
+   * True while we hold the lease by our own clock: the last successful renewal started less than
+   * `renewDeadline` ago (the standby waits `leaseDuration`, longer, from when it saw that write).
+   */
+  holdsLease(): boolean {
+    return this.isLeader() && this.clock.now() < this.confirmedAt + this.renewDeadlineMs;
   }
 
   /** The holder we last observed ('' when none). */
@@ -200,6 +214,7 @@ export class LeaderElector {
             leaseTransitions: prev.spec.leaseTransitions,
           };
           this.setObserved(await this.opts.lock.update(prev.resourceVersion, fast, signal));
+          this.confirmedAt = now;
           return true;
         } catch (err) {
           this.opts.onError?.(err);
@@ -209,6 +224,7 @@ export class LeaderElector {
       const current = await this.opts.lock.get(signal);
       if (!current) {
         this.setObserved(await this.opts.lock.create(record, signal));
+        this.confirmedAt = now;
         return true;
       }
       if (!this.observed || this.observed.resourceVersion !== current.resourceVersion) {
@@ -226,6 +242,7 @@ export class LeaderElector {
         record.leaseTransitions = (current.spec.leaseTransitions ?? 0) + 1;
       }
       this.setObserved(await this.opts.lock.update(current.resourceVersion, record, signal));
+      this.confirmedAt = now;
       return true;
     } catch (err) {
       // 409 (lost a race), timeouts, 5xx: all just mean "not this time".

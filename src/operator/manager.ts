@@ -45,6 +45,7 @@ export type StopReason = 'signal' | 'lost-lease';
 export class Manager {
   readonly metrics = new OperatorMetrics();
   readonly client: KubeClient;
+  private readonly leaseClient: KubeClient;
   private readonly agents: InformerSet<AgentObject>;
   private readonly pods: InformerSet<V1Pod>;
   private readonly services: InformerSet<V1Service>;
@@ -61,7 +62,13 @@ export class Manager {
   constructor(private readonly opts: ManagerOptions) {
     const log = opts.log;
     const kc = loadKubeConfig({ path: opts.kubeconfig });
-    this.client = new KubeClient(kc, { observer: this.metrics.requestObserver() });
+    // Writes go out only while this replica holds the Lease (or runs without election); the
+    // Lease itself is written through a client of its own, which the guard must not block.
+    this.client = new KubeClient(kc, {
+      observer: this.metrics.requestObserver(log),
+      mayWrite: () => !opts.leaderElection || (this.elector?.holdsLease() ?? false),
+    });
+    this.leaseClient = new KubeClient(kc, { observer: this.metrics.requestObserver(log) });
     this.identity = opts.identity ?? `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
     const set = <T extends AgentObject | V1Pod | V1Service | V1EndpointSlice | V1ConfigMap>(
       prefix: string,
@@ -200,7 +207,7 @@ export class Manager {
     } else {
       const lost = new AbortController();
       this.elector = new LeaderElector({
-        lock: new ApiLeaseStore(this.client, this.opts.leaseNamespace, this.opts.leaseName),
+        lock: new ApiLeaseStore(this.leaseClient, this.opts.leaseNamespace, this.opts.leaseName),
         identity: this.identity,
         onStartedLeading: () => {
           log.info({ identity: this.identity }, 'became leader; reconciling');
@@ -213,6 +220,8 @@ export class Manager {
               { identity: this.identity },
               'lost the lease; exiting so no two replicas reconcile at once',
             );
+            // In-flight reconciles stop now (their writes are refused already: mayWrite).
+            void this.controller.stop({ abortAfterMs: 0 });
           }
           lost.abort();
         },

@@ -2,6 +2,7 @@
  * Prometheus metrics (prom-client: the maintained client, with the default process metrics).
  * Labels are bounded: binding, state, outcome; per-agent series carry namespace and name.
  */
+import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ControllerObserver, ReconcileOutcome } from '../kube/controller.js';
 import type { RequestInfo, RequestObserver } from '../kube/client.js';
@@ -76,10 +77,17 @@ export class OperatorMetrics {
     };
   }
 
-  requestObserver(): RequestObserver {
+  /** Counts every API request; with `log`, also logs each write at debug level (what was written, when). */
+  requestObserver(log?: Logger): RequestObserver {
     return {
-      request: (info: RequestInfo) =>
-        this.apiRequests.inc({ method: info.method, resource: info.resource, code: String(info.status) }),
+      request: (info: RequestInfo) => {
+        this.apiRequests.inc({ method: info.method, resource: info.resource, code: String(info.status) });
+        if (info.method !== 'GET')
+          log?.debug(
+            { method: info.method, path: info.path, code: info.status, seconds: info.seconds },
+            'api write',
+          );
+      },
     };
   }
 

@@ -1,6 +1,8 @@
 // Two operator processes with Lease leader election: exactly one reconciles; both serve cards
 // and health (hot standby); SIGKILL the leader and the standby takes over within the lease
-// duration (15 s) plus a few seconds.
+// duration (15 s) plus a few seconds; a leader paused past its lease (SIGSTOP) wakes up to a
+// new leader and writes nothing before it exits.
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useCluster, type Cluster } from '../harness/cluster.js';
@@ -99,4 +101,66 @@ describe('leader election', () => {
       `[leader] standby took over and reconciled ${tookOver}ms after the leader was killed\n`,
     );
   });
+
+  test('a leader paused past its lease writes nothing after it wakes, and exits', async () => {
+    const paused = standby; // the leader since the previous test
+    ops['op-c'] = await startOperator({
+      kubeconfig: cluster.kubeconfigPath,
+      namespaces: [ns],
+      leaderElect: true,
+      leaseNamespace: ns,
+      identity: 'op-c',
+    });
+    await ops['op-c'].waitReady();
+    const old = ops[paused]!;
+    assert.ok(
+      writesIn(old.logFile).length > 0,
+      'the leader logged its writes (the check below can see them)',
+    );
+    old.proc.child.kill('SIGSTOP');
+    let woke = 0;
+    try {
+      await waitFor(
+        'op-c to take the lease',
+        async () => ((await holder()) === 'op-c' ? true : undefined),
+        (LEASE_SECONDS + 20) * 1000,
+      );
+      // Break gRPC while it sleeps: the new leader confirms the failure and withdraws it. The
+      // paused replica remembers gRPC as verified, so on waking its own decision (a first
+      // failure, still advertised) differs from what is written: without the write guard it
+      // would write slices and status back.
+      await pods[0]!.control('/grpc', { running: false });
+      await waitAgent(
+        cluster,
+        ns,
+        'elected',
+        'the new leader withdrew gRPC',
+        (x) =>
+          x.status?.observedGeneration === x.metadata.generation &&
+          x.status.interfaces?.some((i) => i.protocolBinding === 'GRPC' && !i.advertised) === true,
+        90_000,
+      );
+    } finally {
+      woke = Date.now();
+      old.proc.child.kill('SIGCONT');
+    }
+    const code = await Promise.race([
+      old.proc.exited,
+      new Promise((r) => setTimeout(() => r('still running'), 30_000)),
+    ]);
+    assert.equal(code, 1, 'the old leader exits on the lost lease');
+    // A request is logged when its answer arrives: count those sent after waking.
+    const after = writesIn(old.logFile).filter((w) => w.time - w.seconds * 1000 >= woke);
+    assert.deepEqual(after, [], 'no API write after waking');
+    assert.match(readFileSync(old.logFile, 'utf8'), /lost the lease/);
+    await pods[0]!.control('/grpc', { running: true });
+  });
 });
+
+/** The API writes an operator logged (debug level: method, path, time). */
+function writesIn(logFile: string): { time: number; seconds: number; method: string; path: string }[] {
+  return readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"api write"'))
+    .map((l) => JSON.parse(l) as { time: number; seconds: number; method: string; path: string });
+}

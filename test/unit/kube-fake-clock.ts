@@ -31,6 +31,11 @@ export class FakeClock implements Clock {
     return this.timers.filter((t) => !t.cancelled).length;
   }
 
+  /** Moves time forward without firing timers: what a process paused meanwhile (SIGSTOP) sees first. */
+  jump(ms: number): void {
+    this.t += ms;
+  }
+
   /** Moves time forward by `ms`, firing due timers in order and letting promises settle. */
   async advance(ms: number): Promise<void> {
     const end = this.t + ms;

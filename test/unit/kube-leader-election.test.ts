@@ -70,6 +70,45 @@ describe('LeaderElector', () => {
     await Promise.all([a.done, b.done]);
   });
 
+  it('holds the lease by its own clock only until renewDeadline after the last renewal started', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLeaseStore();
+    const a = candidate('a', lock, clock);
+    await clock.advance(0);
+    assert.equal(a.elector.holdsLease(), true);
+    await clock.advance(30_000); // renewing every retryPeriod
+    assert.equal(a.elector.holdsLease(), true);
+    // Paused (SIGSTOP) past the renew deadline: on waking, before any renewal ran, it must not
+    // count itself leader, although the last lease it saw names it.
+    clock.jump(10_001);
+    assert.equal(a.elector.isLeader(), true);
+    assert.equal(a.elector.holdsLease(), false);
+    await clock.advance(0); // the overdue renewal runs and succeeds: nobody took the lease
+    assert.equal(a.elector.holdsLease(), true);
+    a.stop.abort();
+    await a.done;
+  });
+
+  it('a paused leader whose lease was taken never holds it again', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLeaseStore();
+    const a = candidate('a', lock, clock);
+    await clock.advance(0);
+    // Another replica took the expired lease while `a` was paused.
+    const current = await lock.get();
+    await lock.update(current!.resourceVersion, {
+      ...current!.spec,
+      holderIdentity: 'b',
+      leaseTransitions: 1,
+    });
+    clock.jump(20_000);
+    assert.equal(a.elector.holdsLease(), false);
+    await clock.advance(0);
+    assert.equal(a.elector.holdsLease(), false);
+    assert.deepEqual(a.log, ['started', 'stopped']);
+    await a.done;
+  });
+
   it('a standby takes over after the lease duration, judged by its own clock', async () => {
     const clock = new FakeClock();
     const lock = new MemoryLeaseStore();
