@@ -60,8 +60,11 @@ describe('ownership', () => {
       cluster,
       ns,
       'taken',
-      'ServiceConflict',
-      (x) => condition(x, 'Advertised')?.reason === 'ServiceConflict',
+      'ServiceConflict, with the interfaces probed',
+      // The conflict is known before the first probes finish (a busy machine shows it).
+      (x) =>
+        condition(x, 'Advertised')?.reason === 'ServiceConflict' &&
+        condition(x, 'InterfacesVerified')?.status !== 'Unknown',
     );
     assert.equal(condition(a, 'Advertised')?.status, 'False');
     assert.match(condition(a, 'Advertised')!.message, /was not created by this A2AAgent/);
