@@ -7,16 +7,16 @@ import type { Command } from './command.js';
 import { ExitError, UsageError } from './cli-errors.js';
 import { redactCredentials } from './check/redact-credentials.js';
 import { SecretRedactor } from './secret-redactor.js';
-import { printable } from '../text/display-text.js';
+import { clipText, printable } from '../text/display-text.js';
 
 const secrets = new SecretRedactor();
 
 /**
  * An error message may quote a card, an answer or an argument: control characters escaped, URL
- * credentials and known secrets (the token) redacted, before and after escaping.
+ * credentials and known secrets (the token) redacted, before and after escaping, and clipped.
  */
 function safe(text: string): string {
-  return secrets.redact(printable(secrets.redact(redactCredentials(text))));
+  return clipText(secrets.redact(printable(secrets.redact(redactCredentials(text)))), 4000);
 }
 
 const commands: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {

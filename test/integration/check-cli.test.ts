@@ -575,3 +575,20 @@ void test('--deadline: a hanging interface is reported Timeout by the deadline, 
   assert.match(card.stderr, /CardFetchFailed: the --deadline of 2s passed before the card was fetched/);
   assert.ok(cardMs < 60_000, `${cardMs} ms`);
 });
+
+void test('a base URL naming a host: resolved once, dialled at that address with the name kept', async () => {
+  const a = await agent({
+    card: {
+      serve: 'json',
+      json: { name: 'x', supportedInterfaces: [jsonrpc('http://localhost:{{HTTP_PORT}}/a2a/jsonrpc')] },
+    },
+  });
+  const r = await runCli(['check', `http://localhost:${a.ports.http}`, '--output', 'json']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const json = JSON.parse(r.stdout) as CheckJson;
+  assert.equal(json.interfaces[0]!.state, 'Verified');
+  assert.match(
+    json.interfaces[0]!.message,
+    /http:\/\/localhost:\d+\/a2a\/jsonrpc \(dialled 127\.0\.0\.1:\d+\)/,
+  );
+});

@@ -58,6 +58,14 @@ function dialPolicy(opts: CheckOptions): DialPolicy {
   };
 }
 
+/**
+ * A request may not outlive the deadline by much, but runs a little past it so that the
+ * deadline, not the request's own timer, is what reports it (the message then names --deadline).
+ */
+function requestTimeout(timeoutMs: number, deadline: Deadline): number {
+  return Math.max(1, Math.min(timeoutMs, deadline.remainingMs + 250));
+}
+
 function deadlineText(d: Deadline): string {
   return `the --deadline of ${d.ms / 1000}s passed`;
 }
@@ -85,7 +93,7 @@ async function fetchBaseCard(opts: CheckOptions, pins: HostPins, deadline: Deadl
       scheme: base.protocol === 'https:' ? 'https' : 'http',
       path: `${trimTrailingSlashes(base.pathname)}${CARD_PATH}`,
       hostHeader: base.host,
-      timeoutMs: Math.max(1, Math.min(opts.timeoutMs, deadline.remainingMs)),
+      timeoutMs: requestTimeout(opts.timeoutMs, deadline),
       tls: opts.tls,
     }),
     late,
@@ -194,13 +202,14 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
               };
             }
             const r = await prober.probe({ address, port: decision.port }, iface, {
-              timeoutMs: Math.max(1, Math.min(opts.timeoutMs, deadline.remainingMs)),
+              timeoutMs: requestTimeout(opts.timeoutMs, deadline),
               notAfter: deadline.notAfter,
               bearerToken: opts.bearerToken,
               tls: opts.tls,
             });
-            // The prober answers Pending for a probe whose turn came after notAfter: the deadline's doing.
+            // Pending (its turn came after notAfter) or a request cut at the deadline: the deadline's doing, said so.
             if (r.state === InterfaceState.Pending) return late();
+            if (r.state === InterfaceState.Timeout && deadline.remainingMs === 0) return late();
             return { ...base, state: r.state, reason: r.reason, message: r.message, evidence: r.evidence };
           })(),
           late,
