@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgent, type RunningAgent } from '../agents/start-agent.js';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
+import { runCheck } from '../../src/cli/check/run-check.js';
 
 interface CliResult {
   code: number;
@@ -590,5 +591,44 @@ void test('a base URL naming a host: resolved once, dialled at that address with
   assert.match(
     json.interfaces[0]!.message,
     /http:\/\/localhost:\d+\/a2a\/jsonrpc \(dialled 127\.0\.0\.1:\d+\)/,
+  );
+});
+
+void test('no DNS rebinding between probes: the card fetch and every probe use the one address resolved first', async () => {
+  const a = await agent({
+    grpc: {},
+    card: {
+      serve: 'json',
+      json: {
+        name: 'x',
+        supportedInterfaces: [
+          jsonrpc('http://agent.test:{{HTTP_PORT}}/a2a/jsonrpc'),
+          {
+            url: 'http://agent.test:{{HTTP_PORT}}/a2a/rest',
+            protocolBinding: 'HTTP+JSON',
+            protocolVersion: '1.0',
+          },
+          { url: 'http://agent.test:{{GRPC_PORT}}', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+        ],
+      },
+    },
+  });
+  // A resolver that answers the agent once, then an address where nothing listens.
+  const asked: string[] = [];
+  const report = await runCheck({
+    baseUrl: new URL(`http://agent.test:${a.ports.http}`),
+    connectTo: [],
+    allowPorts: [a.ports.grpc!],
+    timeoutMs: 5000,
+    deadlineMs: 60_000,
+    resolve: (host) => {
+      asked.push(host);
+      return Promise.resolve(asked.length === 1 ? '127.0.0.1' : '127.0.0.2');
+    },
+  });
+  assert.deepEqual(asked, ['agent.test']);
+  assert.deepEqual(
+    report.interfaces.map((i) => i.state),
+    ['Verified', 'Verified', 'Verified'],
   );
 });
