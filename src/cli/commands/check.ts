@@ -131,6 +131,7 @@ async function parseOptions(
   if (values['token-file'] !== undefined) {
     const text = await readOption(values['token-file'], 'token file');
     secrets.add(text);
+    secrets.add(text.trim());
     token = checkToken(text.trim(), `--token-file ${values['token-file']}`);
   } else if (values.token !== undefined) {
     token = checkToken(values.token, '--token');
