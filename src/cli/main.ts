@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!entry) {
-    process.stderr.write(`a2a-operator: unknown command ${JSON.stringify(name)}\n${usage()}`);
+    process.stderr.write(`a2a-operator: unknown command "${safe(name)}"\n${usage()}`);
     return 2;
   }
   const { command } = await entry.load();
