@@ -5,6 +5,19 @@
  */
 import type { Command } from './command.js';
 import { ExitError, UsageError } from './cli-errors.js';
+import { redactCredentials } from './check/redact-credentials.js';
+import { SecretRedactor } from './secret-redactor.js';
+import { clipText, printable } from '../text/display-text.js';
+
+const secrets = new SecretRedactor();
+
+/**
+ * An error message may quote a card, an answer or an argument: control characters escaped, URL
+ * credentials and known secrets (the token) redacted, before and after escaping, and clipped.
+ */
+function safe(text: string): string {
+  return clipText(secrets.redact(printable(secrets.redact(redactCredentials(text)))), 4000);
+}
 
 const commands: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
   run: {
@@ -32,19 +45,19 @@ async function main(argv: string[]): Promise<number> {
   }
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!entry) {
-    process.stderr.write(`a2a-operator: unknown command ${JSON.stringify(name)}\n${usage()}`);
+    process.stderr.write(`a2a-operator: unknown command "${safe(name)}"\n${usage()}`);
     return 2;
   }
   const { command } = await entry.load();
   try {
-    return await command.run(rest, { stdout: process.stdout, stderr: process.stderr });
+    return await command.run(rest, { stdout: process.stdout, stderr: process.stderr, secrets });
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`a2a-operator ${name}: ${err.message}\n${command.usage}`);
+      process.stderr.write(`a2a-operator ${name}: ${safe(err.message)}\n${command.usage}`);
       return err.exitCode;
     }
     if (err instanceof ExitError) {
-      process.stderr.write(`a2a-operator ${name}: ${err.message}\n`);
+      process.stderr.write(`a2a-operator ${name}: ${safe(err.message)}\n`);
       return err.exitCode;
     }
     throw err;
@@ -58,9 +71,9 @@ main(process.argv.slice(2)).then(
     process.stdout.write('', () => process.exit(code));
   },
   (err: unknown) => {
-    process.stderr.write(
-      `a2a-operator: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
+    // A stack is kept for bug reports, one escaped line at a time (its message may quote a card or a token).
+    const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    process.stderr.write(`a2a-operator: internal error: ${text.split('\n').map(safe).join('\n')}\n`);
     process.exit(70);
   },
 );

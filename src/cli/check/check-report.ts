@@ -3,6 +3,7 @@ import type { CardShape } from '../../card/parsed-card.js';
 import type { ProbeEvidence } from '../../probe/probe-result.js';
 
 export interface CheckedInterface {
+  /** As the card wrote it: credentials are redacted when the report is printed (redact-report.ts). */
   url: string;
   protocolBinding: string;
   protocolVersion: string;

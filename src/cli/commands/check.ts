@@ -1,12 +1,19 @@
 /** `a2a-operator check`: argument parsing and output; the work is in ../check/run-check.ts. */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { bearerTokenProblem } from '../../probe/bearer-token.js';
 import { ExitError, UsageError } from '../cli-errors.js';
 import type { Command } from '../command.js';
 import { reportJson } from '../check/check-report.js';
 import { parseConnectTo } from '../check/connect-to.js';
+import { parseAllowPorts } from '../check/dial-policy.js';
+import { parseDuration } from '../check/duration.js';
+import { readCardFile } from '../check/read-card-file.js';
+import { credentialsIn, redactCredentials } from '../check/redact-credentials.js';
+import { redactReport } from '../check/redact-report.js';
 import { renderTable } from '../check/render-table.js';
 import { runCheck, type CheckOptions } from '../check/run-check.js';
+import type { SecretRedactor } from '../secret-redactor.js';
 
 const usage = `usage: a2a-operator check <base-url> [options]
        a2a-operator check --card <file> [<base-url>] [options]
@@ -15,14 +22,18 @@ Fetches <base-url>/.well-known/agent-card.json (with A2A-Version: 1.0), runs the
 checks, probes every declared interface over its own binding with a side-effect-free GetTask,
 and reports which interfaces are really served.
 
-Only the base URL's host is dialled; a card URL naming another host is reported Unmapped unless
---connect-to maps it. Redirects are never followed.
+Only the base URL's host and port are dialled (the host resolved once, every connection to that
+address). A card URL naming another port of that host is Ineligible unless --allow-port names
+it; one naming another host is Unmapped unless --connect-to maps it. Redirects are never
+followed. At most 64 interfaces are probed.
 
 options:
   --card <file>            check this card instead of fetching one
   --connect-to <h:p:a:p>   send connections for host h port p to address a port p (as curl;
                            repeatable; an empty field matches any / keeps the original)
+  --allow-port <port>      also dial this port of the base URL's host (repeatable)
   --timeout <duration>     per request: 5s (default), 500ms, or seconds as a number
+  --deadline <duration>    the whole check: 60s (default); what has not finished is Timeout
   --token <token>          bearer token sent with every probe
   --token-file <file>      read the bearer token from a file
   --cacert <file>          PEM CA bundle to verify TLS servers with
@@ -31,16 +42,12 @@ options:
   -h, --help               show this help
 
 exit status: 0 every declared interface is Verified and the card has no findings;
-             1 the card is inconsistent; 2 usage error, or the card cannot be fetched or parsed.
-`;
+             1 the card is inconsistent (or an interface was cut off by --deadline);
+             2 usage error, or the card cannot be fetched or parsed.
 
-function parseTimeout(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
-  if (!m) throw new UsageError(`--timeout ${text}: expected a duration such as 5s, 500ms or 3`);
-  const ms = m[2] === 'ms' ? Number(m[1]) : Number(m[1]) * 1000;
-  if (!(ms > 0)) throw new UsageError('--timeout must be positive');
-  return ms;
-}
+Strings from the card and the agent's answers are printed with control characters escaped;
+credentials in URLs and the token are printed as ***.
+`;
 
 async function readOption(file: string, what: string): Promise<string> {
   try {
@@ -53,9 +60,27 @@ async function readOption(file: string, what: string): Promise<string> {
   }
 }
 
+/** The token's value as given on the command line, found before parsing so even a parse error cannot print it. */
+function tokenArguments(argv: readonly string[]): string[] {
+  const found: string[] = [];
+  argv.forEach((arg, i) => {
+    if (arg === '--token' && i + 1 < argv.length) found.push(argv[i + 1]!);
+    else if (arg.startsWith('--token=')) found.push(arg.slice('--token='.length));
+  });
+  return found;
+}
+
+function checkToken(token: string, from: string): string {
+  const problem = bearerTokenProblem(token);
+  if (problem) throw new UsageError(`${from}: ${problem}`);
+  return token;
+}
+
 async function parseOptions(
   argv: string[],
+  secrets: SecretRedactor,
 ): Promise<{ opts: CheckOptions; output: 'table' | 'json' } | 'help'> {
+  for (const t of tokenArguments(argv)) secrets.add(t);
   let parsed;
   try {
     parsed = parseArgs({
@@ -64,7 +89,9 @@ async function parseOptions(
       options: {
         card: { type: 'string' },
         'connect-to': { type: 'string', multiple: true },
+        'allow-port': { type: 'string', multiple: true },
         timeout: { type: 'string' },
+        deadline: { type: 'string' },
         token: { type: 'string' },
         'token-file': { type: 'string' },
         cacert: { type: 'string' },
@@ -92,7 +119,7 @@ async function parseOptions(
     if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:')
       throw new UsageError(`${raw}: only http and https`);
     if (baseUrl.username || baseUrl.password)
-      throw new UsageError(`${raw}: credentials in the URL are not sent; use --token`);
+      throw new UsageError(`${redactCredentials(raw)}: credentials in the URL are not sent; use --token`);
   }
   const output = values.output ?? 'table';
   if (output !== 'table' && output !== 'json')
@@ -100,23 +127,36 @@ async function parseOptions(
   if (values.token !== undefined && values['token-file'] !== undefined) {
     throw new UsageError('--token and --token-file are exclusive');
   }
-  const token =
-    values['token-file'] !== undefined
-      ? (await readOption(values['token-file'], 'token file')).trim()
-      : values.token;
+  let token: string | undefined;
+  if (values['token-file'] !== undefined) {
+    const text = await readOption(values['token-file'], 'token file');
+    secrets.add(text);
+    secrets.add(text.trim());
+    token = checkToken(text.trim(), `--token-file ${values['token-file']}`);
+  } else if (values.token !== undefined) {
+    token = checkToken(values.token, '--token');
+  }
+  if (token !== undefined) secrets.add(token);
   const ca = values.cacert !== undefined ? await readOption(values.cacert, 'CA bundle') : undefined;
   const tls =
     ca !== undefined || values.insecure
       ? { ...(ca ? { ca } : {}), insecureSkipVerify: values.insecure === true }
       : undefined;
+  const connectTo = (values['connect-to'] ?? []).map(parseConnectTo);
+  const allowPorts = parseAllowPorts(values['allow-port'] ?? []);
+  const timeoutMs = values.timeout !== undefined ? parseDuration(values.timeout, '--timeout') : 5000;
+  const deadlineMs = values.deadline !== undefined ? parseDuration(values.deadline, '--deadline') : 60_000;
+  const cardJson = values.card !== undefined ? await readCardFile(values.card) : undefined;
   return {
     output,
     opts: {
       baseUrl,
-      cardFile: values.card,
-      connectTo: (values['connect-to'] ?? []).map(parseConnectTo),
-      timeoutMs: values.timeout !== undefined ? parseTimeout(values.timeout) : 5000,
-      ...(token ? { bearerToken: token } : {}),
+      ...(cardJson !== undefined ? { cardJson } : {}),
+      connectTo,
+      allowPorts,
+      timeoutMs,
+      deadlineMs,
+      ...(token !== undefined ? { bearerToken: token } : {}),
       ...(tls ? { tls } : {}),
     },
   };
@@ -126,13 +166,18 @@ export const command: Command = {
   summary: "probe an agent's declared interfaces against its card",
   usage,
   async run(argv, io) {
-    const parsed = await parseOptions(argv);
+    const parsed = await parseOptions(argv, io.secrets);
     if (parsed === 'help') {
       io.stdout.write(usage);
       return 0;
     }
     const report = await runCheck(parsed.opts);
-    io.stdout.write(parsed.output === 'json' ? reportJson(report) : renderTable(report));
+    // Credentials a card's URLs carry are known secrets too: redacted wherever a message quotes them.
+    for (const secret of report.interfaces.flatMap((i) => credentialsIn(i.url))) io.secrets.add(secret, 4);
+    const redact = (text: string) => io.secrets.redact(redactCredentials(text));
+    const shown = redactReport(report, redact);
+    const text = parsed.output === 'json' ? reportJson(shown) : renderTable(shown);
+    io.stdout.write(io.secrets.redact(text));
     return report.consistent ? 0 : 1;
   },
 };
