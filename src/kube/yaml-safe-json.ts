@@ -7,7 +7,6 @@
  * the same JSON value and valid YAML. Outside strings JSON has no such characters.
  */
 
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const YAML_UNPRINTABLE = /[\u007f-\u0084\u0086-\u009f\ufffe\uffff]/g;
 
 const escape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
