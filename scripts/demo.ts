@@ -233,7 +233,7 @@ async function runLocal(): Promise<void> {
     say(`  export KUBECONFIG=${cluster.kubeconfigPath}`);
     say(`  export PATH=${cluster.kubectlPath.replace(/\/kubectl$/, '')}:$PATH`);
     say(`  kubectl describe a2a seed -n ${NS}; kubectl get endpointslices,configmaps,events -n ${NS}`);
-    say(`  curl ${operator.cardsUrl}/cards    # the advertised cards`);
+    say(`  curl ${operator.cardsUrl}/cards/${NS}    # the advertised cards`);
     say(`operator log: ${operator.logFile}`);
     say('Ctrl-C stops everything.');
     await stop.stopped;

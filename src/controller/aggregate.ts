@@ -5,6 +5,7 @@
  */
 import { InterfaceState } from '../api/conditions.js';
 import type { CardInterface } from '../card/index.js';
+import { displayText } from '../text/display-text.js';
 import { interfaceKey, type InterfaceVerdict, type PodObservation } from './observed.js';
 
 const MAX_PODS_NAMED = 3;
@@ -35,8 +36,13 @@ export function namePods(names: readonly string[]): string {
   return names.length > MAX_PODS_NAMED ? `${shown} and ${names.length - MAX_PODS_NAMED} more` : shown;
 }
 
+/**
+ * A status, gate or Event message: control and bidi characters escaped, then cut to `max`. Its
+ * parts quote cards and answers; escaping here as well as where they are quoted means no path
+ * into status or an Event can carry a raw control character (escaping is idempotent).
+ */
 export function clip(message: string, max = MAX_MESSAGE): string {
-  return message.length > max ? `${message.slice(0, max - 1)}…` : message;
+  return displayText(message, max);
 }
 
 export function aggregateInterface(

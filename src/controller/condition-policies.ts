@@ -6,6 +6,7 @@ import type { A2AAgentSpec } from '../api/a2aagent.js';
 import type { ConditionInput } from '../api/condition-helpers.js';
 import { ConditionType, InterfaceReason, InterfaceState, Reason } from '../api/conditions.js';
 import type { Finding, ParsedCard } from '../card/index.js';
+import { displayUrl } from '../text/display-url.js';
 import { clip, namePods, type AggregatedInterface } from './aggregate.js';
 import type { RoutingDecision } from './decide.js';
 import type { PodObservation } from './observed.js';
@@ -163,7 +164,7 @@ export function interfacesCondition(
   const first = definite[0] ?? failing[0]!;
   const reason = InterfaceReason[first.state as Exclude<InterfaceState, 'Verified'>];
   const more = failing.length > 1 ? ` (and ${failing.length - 1} more failing)` : '';
-  const message = `${first.iface.protocolBinding} ${first.iface.url} (v${first.iface.protocolVersion}): ${first.message}${more}`;
+  const message = `${first.iface.protocolBinding} ${displayUrl(first.iface.url)} (v${first.iface.protocolVersion}): ${first.message}${more}`;
   return { type, status: definite.length > 0 ? 'False' : 'Unknown', reason, message: clip(message, 4096) };
 }
 
@@ -207,6 +208,9 @@ export function advertisedCondition(
     type,
     status: 'True',
     reason: Reason.RoutingApplied,
-    message: `${routing.plan.advertised.length}/${declared} declared interfaces advertised, preferred ${first?.iface.protocolBinding} ${first?.iface.url}; endpoints per port: ${ports}`,
+    message: clip(
+      `${routing.plan.advertised.length}/${declared} declared interfaces advertised, preferred ${first?.iface.protocolBinding} ${first ? displayUrl(first.iface.url) : ''}; endpoints per port: ${ports}`,
+      4096,
+    ),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { InterfaceReason, InterfaceState } from '../api/conditions.js';
 import { acceptable } from '../routing/plan.js';
+import { displayUrl } from '../text/display-url.js';
 import { clip } from './aggregate.js';
 import type { DecideInput, GateDecision } from './decide.js';
 import type { MappedInterface } from './interface-map.js';
@@ -42,7 +43,7 @@ export function gateDecisions(
         d = {
           status: 'False',
           reason: InterfaceReason[state],
-          message: clip(`${bad.m.iface.protocolBinding} ${bad.m.iface.url}: ${bad.v!.message}`),
+          message: clip(`${bad.m.iface.protocolBinding} ${displayUrl(bad.m.iface.url)}: ${bad.v!.message}`),
         };
       } else {
         d = {

@@ -1,6 +1,7 @@
 /** Events for interface state transitions (previous status → new status), bounded per reconcile. */
 import type { InterfaceStatus } from '../api/a2aagent.js';
 import { InterfaceReason, InterfaceState } from '../api/conditions.js';
+import { displayUrl } from '../text/display-url.js';
 import { clip } from './aggregate.js';
 import type { AgentEvent } from './decide.js';
 import { interfaceKey } from './observed.js';
@@ -21,7 +22,7 @@ export function interfaceEvents(
         ? 'InterfaceVerified'
         : InterfaceReason[i.state as Exclude<InterfaceState, 'Verified'>],
       message: clip(
-        `${i.protocolBinding} ${i.url} (v${i.protocolVersion}): ${was ?? 'new'} → ${i.state}: ${i.message}`,
+        `${i.protocolBinding} ${displayUrl(i.url)} (v${i.protocolVersion}): ${was ?? 'new'} → ${i.state}: ${i.message}`,
       ),
     });
   }

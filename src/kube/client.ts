@@ -15,6 +15,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { RequestOptions } from 'node:https';
 import { Agent, request as undiciRequest } from 'undici';
 import { ApiError, NotLeaderError } from './errors.js';
+import { yamlSafeJson } from './yaml-safe-json.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -102,7 +103,7 @@ export class KubeClient {
       if (tls.auth) headers.authorization = `Basic ${Buffer.from(tls.auth).toString('base64')}`;
       let body: string | undefined;
       if (req.body !== undefined) {
-        body = JSON.stringify(req.body);
+        body = yamlSafeJson(req.body);
         headers['content-type'] = req.contentType ?? ContentType.json;
       }
       const timeout = AbortSignal.timeout(this.timeoutMs);

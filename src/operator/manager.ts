@@ -17,8 +17,9 @@ import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader-election.js';
 import { ApiLeaseStore } from '../kube/lease-store.js';
 import { Prober } from '../probe/index.js';
-import { createCardServer } from '../routing/card-server.js';
+import { createCardServer, type CardIndexMode } from '../routing/card-server.js';
 import { AGENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, SLICE_MANAGED_BY } from '../routing/objects.js';
+import { displayText } from '../text/display-text.js';
 import { createHealthServer, parseListenAddress } from './health-server.js';
 import { InformerSet } from './informer-set.js';
 import { LiveProbeBackend } from './live-probe-backend.js';
@@ -31,6 +32,8 @@ export interface ManagerOptions {
   workers: number;
   metricsAddress: string;
   cardsAddress: string;
+  /** Agent index on the card endpoint (see card-server.ts); default per namespace. */
+  cardsIndex?: CardIndexMode;
   leaderElection: boolean;
   leaseNamespace: string;
   leaseName: string;
@@ -38,6 +41,14 @@ export interface ManagerOptions {
   probeConcurrency: number;
   log: Logger;
   signer?: CardSigner;
+}
+
+/**
+ * An error as a log line shows it: its message may quote a card or an answer (an API server
+ * rejecting a write echoes the value), so control characters are escaped and length bounded.
+ */
+function errorText(err: unknown): string {
+  return displayText(err instanceof Error ? err.message : String(err), 2048);
 }
 
 export type StopReason = 'signal' | 'lost-lease';
@@ -83,7 +94,7 @@ export class Manager {
         labelSelector,
         observer: {
           error: (err) =>
-            log.warn({ err: String(err), resource: plural }, 'watch error; restarting with backoff'),
+            log.warn({ err: errorText(err), resource: plural }, 'watch error; restarting with backoff'),
         },
       });
     this.agents = set<AgentObject>(`/apis/${GROUP}/${VERSION}`, PLURAL);
@@ -99,7 +110,7 @@ export class Manager {
     this.events = new EventRecorder({
       client: this.client,
       reportingInstance: this.identity.slice(0, 128),
-      onError: (err) => log.warn({ err: String(err) }, 'could not record event'),
+      onError: (err) => log.warn({ err: errorText(err) }, 'could not record event'),
     });
     this.reconciler = new AgentReconciler({
       client: this.client,
@@ -117,10 +128,7 @@ export class Manager {
       reconcile: this.reconciler.reconcile,
       workers: opts.workers,
       observer: this.metrics.controllerObserver((key, err, terminal) =>
-        log.error(
-          { agent: key, terminal, err: err instanceof Error ? err.message : String(err) },
-          'reconcile failed',
-        ),
+        log.error({ agent: key, terminal, err: errorText(err) }, 'reconcile failed'),
       ),
     });
     const enqueue = (obj: AgentObject) => this.controller.enqueue(keyOf(obj));
@@ -180,11 +188,13 @@ export class Manager {
       ready: () =>
         this.synced() ? { ok: true, detail: 'caches synced' } : { ok: false, detail: 'caches not synced' },
     });
-    const cards = createCardServer({
-      agents: this.agents,
-      configMaps: this.configMaps,
-      ready: () => this.synced(),
-    });
+    const cards = createCardServer(
+      { agents: this.agents, configMaps: this.configMaps, ready: () => this.synced() },
+      {
+        index: this.opts.cardsIndex ?? 'namespace',
+        onError: (err) => log.error({ err: errorText(err) }, 'card endpoint failed to answer'),
+      },
+    );
     this.servers = [health, cards];
     await this.listen(health, this.opts.metricsAddress, 'health and metrics server');
     await this.listen(cards, this.opts.cardsAddress, 'card server');
@@ -226,7 +236,7 @@ export class Manager {
           lost.abort();
         },
         onNewLeader: (id) => log.info({ leader: id }, 'leader observed'),
-        onError: (err) => log.warn({ err: String(err) }, 'leader election request failed'),
+        onError: (err) => log.warn({ err: errorText(err) }, 'leader election request failed'),
       });
       // The elector gets its own signal: on SIGTERM the lease is released only after in-flight
       // reconciles finished, so the standby never overlaps with them.

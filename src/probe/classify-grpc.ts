@@ -7,7 +7,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { InterfaceState } from '../api/conditions.js';
 import type { ProbeEvidence, Verdict } from './probe-result.js';
-import { clip, verdict } from './verdict.js';
+import { clip, errorInfoReason, verdict } from './verdict.js';
 
 export interface GrpcAnswer {
   code: number;
@@ -37,7 +37,7 @@ export function classifyGrpc(answer: GrpcAnswer, ctx: GrpcProbeContext): Verdict
   if (answer.errorInfoReasons[0]) evidence.errorInfoReason = answer.errorInfoReasons[0];
   if (answer.details) evidence.detail = clip(answer.details);
   const info = answer.errorInfoReasons[0]
-    ? ` with ErrorInfo ${answer.errorInfoReasons[0]}`
+    ? ` with ErrorInfo ${errorInfoReason(answer.errorInfoReasons[0])}`
     : ' (no ErrorInfo)';
 
   if (answer.code === GrpcStatus.OK) {

@@ -12,7 +12,7 @@ import {
   type HttpProbeContext,
 } from './http-answer.js';
 import type { Verdict } from './probe-result.js';
-import { clip, verdict } from './verdict.js';
+import { clip, errorInfoReason, verdict } from './verdict.js';
 
 export const JsonRpcCode = {
   TaskNotFound: -32001,
@@ -54,7 +54,7 @@ export function classifyJsonRpc(answer: HttpAnswer, ctx: HttpProbeContext): Verd
     }
     return verdict(
       S.WrongBinding,
-      `${ctx.what}: HTTP ${answer.status} ${answer.contentType || 'without content type'} is not a JSON-RPC 2.0 answer; something else serves this URL`,
+      `${ctx.what}: HTTP ${answer.status} ${clip(answer.contentType, 80) || 'without content type'} is not a JSON-RPC 2.0 answer; something else serves this URL`,
       evidence,
     );
   }
@@ -100,7 +100,7 @@ export function classifyJsonRpc(answer: HttpAnswer, ctx: HttpProbeContext): Verd
   }
   return verdict(
     S.Inconclusive,
-    `${ctx.what}: unexpected JSON-RPC error ${code ?? '(no code)'}${reasons[0] ? ` ${reasons[0]}` : ''}: ${evidence.detail ?? ''}`,
+    `${ctx.what}: unexpected JSON-RPC error ${code ?? '(no code)'}${reasons[0] ? ` ${errorInfoReason(reasons[0])}` : ''}: ${evidence.detail ?? ''}`,
     evidence,
   );
 }

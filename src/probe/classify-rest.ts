@@ -13,7 +13,7 @@ import {
   type HttpProbeContext,
 } from './http-answer.js';
 import type { Verdict } from './probe-result.js';
-import { clip, verdict } from './verdict.js';
+import { clip, errorInfoReason, verdict } from './verdict.js';
 
 interface RestErrorBody {
   error?: { code?: unknown; status?: unknown; message?: unknown; details?: unknown };
@@ -78,20 +78,20 @@ export function classifyRest(answer: HttpAnswer, ctx: HttpProbeContext): Verdict
   if (answer.status >= 500) {
     return verdict(
       S.Inconclusive,
-      `${ctx.what}: HTTP ${answer.status}${reasons[0] ? ` ${reasons[0]}` : ''}: ${evidence.detail ?? ''}`,
+      `${ctx.what}: HTTP ${answer.status}${reasons[0] ? ` ${errorInfoReason(reasons[0])}` : ''}: ${evidence.detail ?? ''}`,
       evidence,
     );
   }
   if (body === undefined) {
     return verdict(
       S.WrongBinding,
-      `${ctx.what}: HTTP ${answer.status} ${answer.contentType || 'without content type'} is not an A2A REST answer; something else serves this URL`,
+      `${ctx.what}: HTTP ${answer.status} ${clip(answer.contentType, 80) || 'without content type'} is not an A2A REST answer; something else serves this URL`,
       evidence,
     );
   }
   return verdict(
     S.Inconclusive,
-    `${ctx.what}: unexpected HTTP ${answer.status}${reasons[0] ? ` ${reasons[0]}` : ''}: ${evidence.detail ?? ''}`,
+    `${ctx.what}: unexpected HTTP ${answer.status}${reasons[0] ? ` ${errorInfoReason(reasons[0])}` : ''}: ${evidence.detail ?? ''}`,
     evidence,
   );
 }

@@ -8,8 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { InterfaceState } from '../api/conditions.js';
 import { isKnownBinding, isKnownVersion, ProtocolBinding } from '../card/bindings.js';
-import { interfaceEndpoint, isEndpointViolation, redactUrl } from '../card/interface-endpoint.js';
+import { interfaceEndpoint, isEndpointViolation } from '../card/interface-endpoint.js';
 import type { CardInterface } from '../card/parsed-card.js';
+import { displayUrl } from '../text/display-url.js';
 import { ConcurrencyLimit, KeyedConcurrencyLimit } from './concurrency-limit.js';
 import { hostPort, type DialTarget } from './dial-target.js';
 import { fetchCard, type FetchCardOptions, type FetchCardResult } from './fetch-card.js';
@@ -45,6 +46,23 @@ export interface ProbeOptions {
   tls?: TlsSettings;
 }
 
+export const TASK_ID_PLACEHOLDER = '<task-id>';
+
+/**
+ * The verdict with the probe's random task id (echoed back in an error, or in the REST request
+ * path) replaced by a fixed placeholder: otherwise the message, hence status and the readiness
+ * gate, would change on every probe although nothing did.
+ */
+export function withoutTaskId(v: Verdict, taskId: string): Verdict {
+  const strip = (t: string) => t.replaceAll(taskId, TASK_ID_PLACEHOLDER);
+  const evidence = { ...v.evidence };
+  for (const k of ['request', 'detail'] as const) {
+    const t = evidence[k];
+    if (t !== undefined) evidence[k] = strip(t);
+  }
+  return { ...v, message: strip(v.message), evidence };
+}
+
 export class Prober {
   private readonly limit: ConcurrencyLimit;
   private readonly perAgent: KeyedConcurrencyLimit;
@@ -73,7 +91,7 @@ export class Prober {
         ? Promise.resolve(
             verdict(
               InterfaceState.Pending,
-              `${iface.protocolBinding} ${redactUrl(iface.url)}: not probed in this reconcile (its time went to this agent's other probes); next reconcile`,
+              `${iface.protocolBinding} ${displayUrl(iface.url)}: not probed in this reconcile (its time went to this agent's other probes); next reconcile`,
               {},
             ),
           )
@@ -108,8 +126,19 @@ export class Prober {
     iface: CardInterface,
     opts: ProbeOptions,
   ): Promise<{ verdict: Verdict; retryable: boolean }> {
+    const taskId = randomUUID();
+    const outcome = await this.attemptWith(taskId, target, iface, opts);
+    return { ...outcome, verdict: withoutTaskId(outcome.verdict, taskId) };
+  }
+
+  private async attemptWith(
+    taskId: string,
+    target: DialTarget,
+    iface: CardInterface,
+    opts: ProbeOptions,
+  ): Promise<{ verdict: Verdict; retryable: boolean }> {
     const final = (v: Verdict) => ({ verdict: v, retryable: false });
-    const what = `${iface.protocolBinding} v${iface.protocolVersion} ${redactUrl(iface.url)} (dialled ${hostPort(target.address, target.port)})`;
+    const what = `${iface.protocolBinding} v${iface.protocolVersion} ${displayUrl(iface.url)} (dialled ${hostPort(target.address, target.port)})`;
     if (!isKnownBinding(iface.protocolBinding) || !isKnownVersion(iface.protocolVersion)) {
       return final(
         verdict(
@@ -124,12 +153,11 @@ export class Prober {
       return final(
         verdict(
           InterfaceState.Ineligible,
-          `${iface.protocolBinding} ${redactUrl(iface.url)}: ${endpoint.message}; not dialled`,
+          `${iface.protocolBinding} ${displayUrl(iface.url)}: ${endpoint.message}; not dialled`,
           {},
         ),
       );
     }
-    const taskId = randomUUID();
     if (iface.protocolBinding === ProtocolBinding.GRPC) {
       const key: GrpcChannelKey = {
         target,

@@ -1,9 +1,13 @@
 /**
  * The advertised-card endpoint: `GET /cards/<namespace>/<name>` serves the card the operator
  * published in ConfigMap `<name>-agent-card` (ETag, Cache-Control from the probe period, 304
- * on If-None-Match, 503 with a JSON reason when nothing is verified); `GET /cards` lists the
- * agents and what each advertises. It reads the informer caches, which every replica keeps
- * warm, so any replica answers, not only the leader.
+ * on If-None-Match, 503 with a stable reason when nothing is verified). An index lists agents
+ * and what each advertises: `GET /cards/<namespace>` by default, the cluster-wide `GET /cards`
+ * only when `index` is `cluster`, neither when `none`. It reads the informer caches, which every
+ * replica keeps warm, so any replica answers, not only the leader.
+ *
+ * The endpoint is unauthenticated: bodies carry only what the published cards already say. Why
+ * an interface is not verified (probe evidence, server text) stays in status, behind RBAC.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -42,7 +46,55 @@ function etagOf(body: string): string {
   return `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
 }
 
-export function handleCardRequest(source: CardSource, req: IncomingMessage, res: ServerResponse): void {
+/** Which agent index the endpoint serves: every namespace, one namespace per request, or none. */
+export const CARD_INDEX_MODES = ['cluster', 'namespace', 'none'] as const;
+export type CardIndexMode = (typeof CARD_INDEX_MODES)[number];
+
+export interface CardServerOptions {
+  /** Default `namespace`: a pod cannot list every agent of the cluster in one request. */
+  index?: CardIndexMode;
+  /** Told about a handler failure, which the 500 body does not describe. */
+  onError?: (err: unknown) => void;
+}
+
+function indexOf(agents: AgentLike[]): unknown[] {
+  return agents.map((a) => {
+    const ns = a.metadata?.namespace ?? '';
+    const name = a.metadata?.name ?? '';
+    const status = a.status;
+    return {
+      namespace: ns,
+      name,
+      url: `/cards/${ns}/${name}`,
+      ready: status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown',
+      advertised: (status?.interfaces ?? [])
+        .filter((i) => i.advertised)
+        .map((i) => ({
+          url: i.url,
+          protocolBinding: i.protocolBinding,
+          protocolVersion: i.protocolVersion,
+        })),
+    };
+  });
+}
+
+function notFound(res: ServerResponse, index: CardIndexMode): void {
+  const paths =
+    index === 'cluster'
+      ? '/cards, /cards/<namespace> or /cards/<namespace>/<name>'
+      : index === 'namespace'
+        ? '/cards/<namespace> or /cards/<namespace>/<name>'
+        : '/cards/<namespace>/<name>';
+  json(res, 404, { error: 'NotFound', message: `use ${paths}` });
+}
+
+export function handleCardRequest(
+  source: CardSource,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: CardServerOptions = {},
+): void {
+  const index = options.index ?? 'namespace';
   const url = new URL(req.url ?? '/', 'http://cards');
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     json(res, 405, { error: 'MethodNotAllowed', message: 'only GET and HEAD' }, { allow: 'GET, HEAD' });
@@ -58,30 +110,24 @@ export function handleCardRequest(source: CardSource, req: IncomingMessage, res:
     return;
   }
   const parts = url.pathname.split('/').filter(Boolean);
-  if (parts.length === 1 && parts[0] === 'cards') {
-    const index = source.agents.list().map((a) => {
-      const ns = a.metadata?.namespace ?? '';
-      const name = a.metadata?.name ?? '';
-      const status = a.status;
-      return {
-        namespace: ns,
-        name,
-        url: `/cards/${ns}/${name}`,
-        ready: status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown',
-        advertised: (status?.interfaces ?? [])
-          .filter((i) => i.advertised)
-          .map((i) => ({
-            url: i.url,
-            protocolBinding: i.protocolBinding,
-            protocolVersion: i.protocolVersion,
-          })),
-      };
-    });
-    json(res, 200, { agents: index }, { 'cache-control': 'no-cache' });
+  if (parts[0] !== 'cards' || parts.length > 3) {
+    notFound(res, index);
     return;
   }
-  if (parts.length !== 3 || parts[0] !== 'cards') {
-    json(res, 404, { error: 'NotFound', message: 'use /cards or /cards/<namespace>/<name>' });
+  if (parts.length === 1) {
+    if (index !== 'cluster') {
+      notFound(res, index);
+      return;
+    }
+    json(res, 200, { agents: indexOf(source.agents.list()) }, { 'cache-control': 'no-cache' });
+    return;
+  }
+  if (parts.length === 2) {
+    if (index === 'none') {
+      notFound(res, index);
+      return;
+    }
+    json(res, 200, { agents: indexOf(source.agents.list(parts[1])) }, { 'cache-control': 'no-cache' });
     return;
   }
   const [, ns, name] = parts as [string, string, string];
@@ -93,13 +139,19 @@ export function handleCardRequest(source: CardSource, req: IncomingMessage, res:
   const cm = source.configMaps.get(ns, cardConfigMapName(name));
   const body = cm?.data?.[CARD_KEY];
   if (body === undefined) {
-    const reason =
-      cm?.metadata?.annotations?.[UNAVAILABLE_ANNOTATION] ??
-      'the operator has not published a card for this agent yet';
+    // A stable reason only: the annotation's text (and status) may quote probe evidence.
+    const published = cm?.metadata?.annotations?.[UNAVAILABLE_ANNOTATION] !== undefined;
     json(
       res,
       503,
-      { error: 'NoVerifiedInterface', message: reason },
+      {
+        error: published ? 'NothingVerified' : 'NotPublished',
+        message: `${
+          published
+            ? 'no interface of this agent is verified'
+            : 'the operator has not published a card for this agent yet'
+        }; see kubectl describe a2aagent -n ${ns} ${name}`,
+      },
       { 'retry-after': '5', 'cache-control': 'no-store' },
     );
     return;
@@ -121,12 +173,14 @@ export function handleCardRequest(source: CardSource, req: IncomingMessage, res:
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-export function createCardServer(source: CardSource): Server {
+export function createCardServer(source: CardSource, options: CardServerOptions = {}): Server {
   return createServer((req, res) => {
     try {
-      handleCardRequest(source, req, res);
+      handleCardRequest(source, req, res, options);
     } catch (err) {
-      json(res, 500, { error: 'Internal', message: err instanceof Error ? err.message : String(err) });
+      // No error text in an unauthenticated body: it goes to the operator's log.
+      options.onError?.(err);
+      json(res, 500, { error: 'Internal', message: 'internal error; see the operator log' });
     }
   });
 }

@@ -96,6 +96,12 @@ export interface AgentConfig {
   authToken?: string;
   /** Only this tenant finds tasks; any other tenant gets UnsupportedOperation (not TaskNotFound). */
   requireTenant?: string;
+  /**
+   * Every GetTask fails with this A2A error: `message` (`{{TASK_ID}}` replaced by the requested
+   * id) and ErrorInfo `reason` (default UNSUPPORTED_OPERATION), over every binding. For hostile
+   * answer text (the fault suite).
+   */
+  getTaskError?: { message: string; reason?: string };
 }
 
 export interface AgentPorts {

@@ -11,7 +11,7 @@ import {
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
 import type { GetTaskRequest } from '@a2a-js/sdk';
-import type { SeenGetTask } from './agent-config.js';
+import type { AgentConfig, SeenGetTask } from './agent-config.js';
 
 /** Answers every message with one agent message ("ok"): what a real client's sendMessage gets back. */
 const echoExecutor: AgentExecutor = {
@@ -42,6 +42,7 @@ export class RecordingRequestHandler extends DefaultRequestHandler {
   constructor(
     card: AgentCard,
     private readonly requireTenant: string | undefined,
+    private readonly getTaskError?: AgentConfig['getTaskError'],
   ) {
     super(card, new InMemoryTaskStore(), echoExecutor);
   }
@@ -52,6 +53,15 @@ export class RecordingRequestHandler extends DefaultRequestHandler {
     this.seen.push({ tenant, id: params.id });
     if (this.requireTenant !== undefined && tenant !== this.requireTenant) {
       throw new UnsupportedOperationError(`tenant ${JSON.stringify(tenant)} is not served here`);
+    }
+    if (this.getTaskError) {
+      const err = new UnsupportedOperationError(
+        this.getTaskError.message.replaceAll('{{TASK_ID}}', params.id),
+      );
+      // `reason` is a class field (read-only in the types): a hostile server says what it likes.
+      if (this.getTaskError.reason !== undefined)
+        Object.defineProperty(err, 'reason', { value: this.getTaskError.reason });
+      throw err;
     }
     return super.getTask(params, context);
   }

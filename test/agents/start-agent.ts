@@ -171,6 +171,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
   const requestHandler = new RecordingRequestHandler(
     sdkCard(config.legacyCompat ? withLegacyMirrors(interfaces) : interfaces),
     config.requireTenant,
+    config.getTaskError,
   );
 
   if (config.grpc && ports.grpc !== undefined) {

@@ -121,6 +121,7 @@ describe('helm template: defaults', () => {
       'run',
       '--metrics-address=:8080',
       '--cards-address=:8081',
+      '--cards-index=namespace',
       '--leader-elect=true',
       '--lease-name=a2a-operator',
       '--workers=4',
@@ -195,7 +196,7 @@ describe('helm template: defaults', () => {
     }
   });
 
-  test('Services for the card endpoint and the metrics, PDB; no ServiceMonitor or NetworkPolicy', async () => {
+  test('Services for the card endpoint and the metrics, PDB, NetworkPolicy; no ServiceMonitor', async () => {
     const ms = await renderChart();
     const svc = (name: string) =>
       one(ms, 'Service', name).spec as {
@@ -219,7 +220,8 @@ describe('helm template: defaults', () => {
     assert.equal(pdb.minAvailable, 1);
     assert.deepEqual(pdb.selector.matchLabels, sel);
     assert.equal(find(ms, 'ServiceMonitor').length, 0);
-    assert.equal(find(ms, 'NetworkPolicy').length, 0);
+    assert.equal(find(ms, 'NetworkPolicy').length, 1);
+    assert.ok(container(ms).args.includes('--cards-index=namespace'));
   });
 
   test('--include-crds renders the generated CRD', async () => {
@@ -290,24 +292,53 @@ describe('helm template: value combinations', () => {
     );
   });
 
-  test('networkPolicy.enabled: ingress only to the metrics and card ports, from the given peers', async () => {
-    const ms = await renderChart([
-      'networkPolicy.enabled=true',
-      'networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.name=monitoring',
-    ]);
-    const np = one(ms, 'NetworkPolicy').spec as {
-      policyTypes: string[];
-      podSelector: { matchLabels: unknown };
-      ingress: { ports: { port: string }[]; from?: unknown[] }[];
-    };
+  type NetworkPolicySpec = {
+    policyTypes: string[];
+    podSelector: { matchLabels: unknown };
+    ingress?: { ports: { port: string }[]; from?: unknown[] }[];
+  };
+  const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+
+  test('NetworkPolicy by default: cards from every in-cluster pod, metrics only from monitoring', async () => {
+    const ms = await renderChart();
+    const np = one(ms, 'NetworkPolicy').spec as NetworkPolicySpec;
     assert.deepEqual(np.policyTypes, ['Ingress']);
     assert.deepEqual(np.podSelector.matchLabels, deployment(ms).selector.matchLabels);
+    // Every rule names its peers: a rule without `from` would admit any source, in-cluster or not.
     assert.deepEqual(
-      np.ingress.map((i) => i.ports.map((p) => p.port)),
-      [['metrics'], ['cards']],
+      np.ingress?.map((i) => [i.ports.map((p) => p.port), i.from]),
+      [
+        [['metrics'], [monitoring]],
+        [['cards'], [{ namespaceSelector: {} }]],
+      ],
     );
-    assert.deepEqual(np.ingress[0]!.from, [{ namespaceSelector: { matchLabels: { name: 'monitoring' } } }]);
-    assert.equal(np.ingress[1]!.from, undefined);
+  });
+
+  test('networkPolicy peers: extra metrics peers, narrowed cards peers, none at all', async () => {
+    const narrowed = await renderChart([
+      'networkPolicy.metricsFrom[0].podSelector.matchLabels.app=prometheus',
+      'networkPolicy.cardsFrom[0].namespaceSelector.matchLabels.team=pay',
+    ]);
+    assert.deepEqual(
+      (one(narrowed, 'NetworkPolicy').spec as NetworkPolicySpec).ingress?.map((i) => i.from),
+      [
+        [monitoring, { podSelector: { matchLabels: { app: 'prometheus' } } }],
+        [{ namespaceSelector: { matchLabels: { team: 'pay' } } }],
+      ],
+    );
+    // No peers for a port: no rule for it, so nothing reaches it (rather than everything).
+    const closed = await renderChart(['networkPolicy.monitoringNamespace=', 'networkPolicy.cardsFrom=null']);
+    const spec = one(closed, 'NetworkPolicy').spec as NetworkPolicySpec;
+    assert.deepEqual(spec.policyTypes, ['Ingress']);
+    assert.deepEqual(spec.ingress ?? [], []);
+    assert.equal(find(await renderChart(['networkPolicy.enabled=false']), 'NetworkPolicy').length, 0);
+  });
+
+  test('cards.index sets --cards-index; the schema refuses other values', async () => {
+    assert.ok(container(await renderChart(['cards.index=cluster'])).args.includes('--cards-index=cluster'));
+    const r = await helm(['template', 'a2a', CHART_DIR, '--set', 'cards.index=everyone']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /index/);
   });
 
   test('leaderElection.enabled=false: no Lease Role, --leader-elect=false', async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { createCardServer, type CardSource } from '../../src/routing/card-server.js';
+import { createCardServer, type CardIndexMode, type CardSource } from '../../src/routing/card-server.js';
 
 const card = {
   name: 'billing',
@@ -50,6 +50,7 @@ const agents: ReturnType<CardSource['agents']['list']> = [
     },
   },
   { metadata: { namespace: 'pay', name: 'dark' }, spec: {}, status: {} },
+  { metadata: { namespace: 'hr', name: 'payroll' }, spec: {}, status: {} },
 ];
 const configMaps: Record<string, V1ConfigMap> = {
   'pay/billing-agent-card': {
@@ -59,7 +60,8 @@ const configMaps: Record<string, V1ConfigMap> = {
   'pay/dark-agent-card': {
     metadata: {
       name: 'dark-agent-card',
-      annotations: { 'a2a.dev/unavailable': 'no declared interface is verified on any ready pod' },
+      // What status says may quote an answer; none of it belongs in an unauthenticated body.
+      annotations: { 'a2a.dev/unavailable': 'JSONRPC: answered 500 "db password=hunter2 at 10.0.0.7"' },
     },
     data: {},
   },
@@ -68,20 +70,37 @@ let synced = true;
 const source: CardSource = {
   agents: {
     get: (ns, name) => agents.find((a) => a.metadata?.namespace === ns && a.metadata?.name === name),
-    list: () => agents,
+    list: (ns) => (ns === undefined ? agents : agents.filter((a) => a.metadata?.namespace === ns)),
   },
   configMaps: { get: (ns, name) => configMaps[`${ns}/${name}`] },
   ready: () => synced,
 };
 
-let server: Server;
-let base: string;
-before(async () => {
-  server = createCardServer(source);
+const servers: Server[] = [];
+async function serve(index?: CardIndexMode): Promise<string> {
+  const server = createCardServer(source, index ? { index } : {});
+  servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+let base: string; // the default: a per-namespace index
+before(async () => {
+  base = await serve();
 });
-after(() => new Promise<void>((r) => server.close(() => r())));
+after(() => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))));
+
+const payIndex = [
+  {
+    namespace: 'pay',
+    name: 'billing',
+    url: '/cards/pay/billing',
+    ready: 'True',
+    advertised: [
+      { url: 'http://billing:8080/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ],
+  },
+  { namespace: 'pay', name: 'dark', url: '/cards/pay/dark', ready: 'Unknown', advertised: [] },
+];
 
 describe('card endpoint', () => {
   it('serves the advertised card with ETag and Cache-Control from the probe period', async () => {
@@ -102,39 +121,59 @@ describe('card endpoint', () => {
     assert.equal(stale.status, 200);
   });
 
-  it('503 with a JSON reason when nothing is verified', async () => {
+  it('503 with a stable reason and no probe evidence when nothing is verified', async () => {
     const res = await fetch(`${base}/cards/pay/dark`);
     assert.equal(res.status, 503);
-    assert.deepEqual(await res.json(), {
-      error: 'NoVerifiedInterface',
-      message: 'no declared interface is verified on any ready pod',
+    const text = await res.text();
+    assert.deepEqual(JSON.parse(text), {
+      error: 'NothingVerified',
+      message: 'no interface of this agent is verified; see kubectl describe a2aagent -n pay dark',
     });
+    assert.doesNotMatch(text, /hunter2|10\.0\.0\.7|500/);
     assert.equal(res.headers.get('cache-control'), 'no-store');
+  });
+
+  it('503 NotPublished before the operator has written the ConfigMap', async () => {
+    const res = await fetch(`${base}/cards/hr/payroll`);
+    assert.equal(res.status, 503);
+    assert.equal(((await res.json()) as { error: string }).error, 'NotPublished');
   });
 
   it('404 for an unknown agent or path; 405 for other methods', async () => {
     assert.equal((await fetch(`${base}/cards/pay/nobody`)).status, 404);
     assert.equal((await fetch(`${base}/elsewhere`)).status, 404);
+    assert.equal((await fetch(`${base}/cards/pay/billing/extra`)).status, 404);
     assert.equal((await fetch(`${base}/cards/pay/billing`, { method: 'POST' })).status, 405);
   });
 
-  it('GET /cards lists every agent with what it advertises', async () => {
-    const res = await fetch(`${base}/cards`);
+  it('by default GET /cards/<ns> lists that namespace only and GET /cards is 404', async () => {
+    const res = await fetch(`${base}/cards/pay`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { agents: payIndex });
+    assert.deepEqual(await (await fetch(`${base}/cards/nowhere`)).json(), { agents: [] });
+    const all = await fetch(`${base}/cards`);
+    assert.equal(all.status, 404);
+    assert.doesNotMatch(await all.text(), /billing|payroll/);
+  });
+
+  it('index=cluster: GET /cards lists every agent of every namespace', async () => {
+    const cluster = await serve('cluster');
+    const res = await fetch(`${cluster}/cards`);
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), {
       agents: [
-        {
-          namespace: 'pay',
-          name: 'billing',
-          url: '/cards/pay/billing',
-          ready: 'True',
-          advertised: [
-            { url: 'http://billing:8080/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-          ],
-        },
-        { namespace: 'pay', name: 'dark', url: '/cards/pay/dark', ready: 'Unknown', advertised: [] },
+        ...payIndex,
+        { namespace: 'hr', name: 'payroll', url: '/cards/hr/payroll', ready: 'Unknown', advertised: [] },
       ],
     });
+    assert.equal((await fetch(`${cluster}/cards/hr`)).status, 200);
+  });
+
+  it('index=none: no index at all, cards still served', async () => {
+    const none = await serve('none');
+    assert.equal((await fetch(`${none}/cards`)).status, 404);
+    assert.equal((await fetch(`${none}/cards/pay`)).status, 404);
+    assert.equal((await fetch(`${none}/cards/pay/billing`)).status, 200);
   });
 
   it('503 until the caches are synced', async () => {

@@ -18,6 +18,10 @@ options (environment variable in brackets):
   --probe-concurrency <n>      probes in flight at once [A2A_PROBE_CONCURRENCY] (default 32)
   --metrics-address <addr>     /metrics, /healthz, /readyz [A2A_METRICS_ADDRESS] (default :8080)
   --cards-address <addr>       advertised-card endpoint [A2A_CARDS_ADDRESS] (default :8081)
+  --cards-index <mode>         agent index on the card endpoint [A2A_CARDS_INDEX] (default namespace):
+                                 namespace  GET /cards/<ns> lists that namespace's agents
+                                 cluster    also GET /cards, every agent the operator watches
+                                 none       no index; only GET /cards/<ns>/<name>
   --leader-elect <bool>        Lease leader election [A2A_LEADER_ELECT] (default true)
   --lease-namespace <ns>       namespace of the Lease [A2A_LEASE_NAMESPACE]; default the pod's namespace
   --lease-name <name>          name of the Lease [A2A_LEASE_NAME] (default a2a-operator)
@@ -42,6 +46,11 @@ function boolOption(value: string, name: string): boolean {
   throw new UsageError(`--${name} ${value}: expected true or false`);
 }
 
+// Kept here rather than imported from routing/card-server.ts: the CLI loads the operator lazily.
+const CARD_INDEX_MODES = ['cluster', 'namespace', 'none'] as const;
+const isCardIndexMode = (v: string): v is (typeof CARD_INDEX_MODES)[number] =>
+  (CARD_INDEX_MODES as readonly string[]).includes(v);
+
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
 export const command: Command = {
@@ -59,6 +68,7 @@ export const command: Command = {
           'probe-concurrency': { type: 'string' },
           'metrics-address': { type: 'string' },
           'cards-address': { type: 'string' },
+          'cards-index': { type: 'string' },
           'leader-elect': { type: 'string' },
           'lease-namespace': { type: 'string' },
           'lease-name': { type: 'string' },
@@ -79,6 +89,9 @@ export const command: Command = {
     const logLevel = values['log-level'] ?? env.A2A_LOG_LEVEL ?? 'info';
     if (!LEVELS.includes(logLevel))
       throw new UsageError(`--log-level ${logLevel}: expected one of ${LEVELS.join(', ')}`);
+    const cardsIndex = values['cards-index'] ?? env.A2A_CARDS_INDEX ?? 'namespace';
+    if (!isCardIndexMode(cardsIndex))
+      throw new UsageError(`--cards-index ${cardsIndex}: expected one of ${CARD_INDEX_MODES.join(', ')}`);
     const namespaces = (values.namespaces ?? env.A2A_NAMESPACES ?? '')
       .split(',')
       .map((s) => s.trim())
@@ -108,6 +121,7 @@ export const command: Command = {
       ),
       metricsAddress: values['metrics-address'] ?? env.A2A_METRICS_ADDRESS ?? ':8080',
       cardsAddress: values['cards-address'] ?? env.A2A_CARDS_ADDRESS ?? ':8081',
+      cardsIndex,
       leaderElection: boolOption(values['leader-elect'] ?? env.A2A_LEADER_ELECT ?? 'true', 'leader-elect'),
       leaseNamespace,
       leaseName: values['lease-name'] ?? env.A2A_LEASE_NAME ?? 'a2a-operator',
