@@ -86,7 +86,10 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
   if (card instanceof CardParseError) throw new ExitError(2, `${card.reason}: ${card.message}`);
   const checkOpts =
     opts.baseUrl && !opts.cardFile
-      ? { cardScheme: opts.baseUrl.protocol === 'https:' ? ('https' as const) : ('http' as const) }
+      ? {
+          cardScheme: opts.baseUrl.protocol === 'https:' ? ('https' as const) : ('http' as const),
+          allowLoopbackPlaintext: true, // a developer's local agent; never in the operator
+        }
       : {};
   const findings = staticChecks(card, checkOpts);
   const eligibility = interfaceEligibility(card, checkOpts);
