@@ -8,6 +8,8 @@
  * client) and lone surrogates (escaped by JSON.stringify) are all representable and pass.
  */
 
+import { displayText } from '../text/display-text.js';
+
 /** Objects and arrays nested deeper than this: a real card nests a handful of levels. */
 export const MAX_CARD_DEPTH = 64;
 
@@ -23,9 +25,8 @@ function pathOf(frame: Frame): string {
   for (let f: Frame | undefined = frame; f?.parent; f = f.parent) {
     parts.push(typeof f.key === 'number' ? `[${f.key}]` : `.${JSON.stringify(f.key).slice(1, -1)}`);
   }
-  const path = `(card)${parts.reverse().join('')}`;
-  // A key can be long; the path only has to say where to look.
-  return path.length > 200 ? `${path.slice(0, 199)}…` : path;
+  // Keys are the card's: escaped (JSON.stringify leaves bidi overrides) and clipped.
+  return displayText(`(card)${parts.reverse().join('')}`, 200);
 }
 
 /** Why the parsed document cannot be read as a card, or undefined when it can. */

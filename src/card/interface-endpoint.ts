@@ -11,7 +11,7 @@ import { ProtocolBinding } from './bindings.js';
 /** Longer interface URLs are ineligible: no gateway or client takes one, and every later step stays cheap. */
 export const MAX_URL_BYTES = 8 * 1024;
 /** How much of an over-long URL a message quotes. */
-const QUOTED_URL_CHARS = 120;
+const QUOTED_URL_CHARS = 64;
 
 export interface InterfaceEndpoint {
   tls: boolean;

@@ -41,8 +41,11 @@ export type InterfaceEligibility =
   | { index: number; eligible: true; endpoint: InterfaceEndpoint }
   | { index: number; eligible: false; reason: CardReason; message: string };
 
-/** How much of a binding, URL or version a finding quotes: enough to find it in the card. */
-const QUOTED_CHARS = 512;
+/**
+ * How much of a URL a finding quotes: enough to find it in the card, short enough that the reason
+ * after it survives the 512-character clip of a status message.
+ */
+const QUOTED_CHARS = 160;
 
 const shownUrl = (url: string): string => clipText(redactUrl(url), QUOTED_CHARS);
 const shown = (text: string): string => clipText(text, 64);

@@ -32,7 +32,7 @@ export type MappedInterface =
 
 /** Binding and URL as messages quote them: credentials redacted, bounded (a URL may be 8 KiB). */
 function shownInterface(iface: CardInterface): string {
-  return `${clipText(iface.protocolBinding, 64)} ${clipText(redactUrl(iface.url), 512)}`;
+  return `${clipText(iface.protocolBinding, 64)} ${clipText(redactUrl(iface.url), 160)}`;
 }
 
 export interface MapContext {
