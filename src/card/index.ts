@@ -7,12 +7,14 @@ export {
   ProtocolVersion,
 } from './bindings.js';
 export { cardDigest, canonicalJson } from './card-digest.js';
+export { cardJsonProblem, MAX_CARD_DEPTH } from './card-json.js';
 export { CardParseError } from './card-parse-error.js';
 export {
   interfaceEndpoint,
   isEndpointViolation,
   isLoopbackHost,
   redactUrl,
+  trimTrailingSlashes,
   type EndpointViolation,
   type InterfaceEndpoint,
 } from './interface-endpoint.js';

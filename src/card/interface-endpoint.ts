@@ -5,7 +5,13 @@
  * never a path, query or credentials.
  */
 import { CardReason } from '../api/conditions.js';
+import { clipText } from '../text/display-text.js';
 import { ProtocolBinding } from './bindings.js';
+
+/** Longer interface URLs are ineligible: no gateway or client takes one, and every later step stays cheap. */
+export const MAX_URL_BYTES = 8 * 1024;
+/** How much of an over-long URL a message quotes. */
+const QUOTED_URL_CHARS = 64;
 
 export interface InterfaceEndpoint {
   tls: boolean;
@@ -27,6 +33,8 @@ export interface EndpointViolation {
   message: string;
 }
 
+// Anchored, and no quantified part can hand characters to its neighbour: linear in the input
+// (test/unit/card-hostile-input-cost.test.ts measures it on long runs of every character).
 const bareHostPort = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
 
 function stripBrackets(host: string): string {
@@ -41,7 +49,20 @@ function validPort(port: number): boolean {
   return Number.isInteger(port) && port > 0 && port < 65536;
 }
 
+/** `text` without its trailing slashes, in one backward scan (`/\/+$/` is quadratic on a run of slashes). */
+export function trimTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end--;
+  return end === text.length ? text : text.slice(0, end);
+}
+
 export function interfaceEndpoint(url: string, binding: string): InterfaceEndpoint | EndpointViolation {
+  // Checked first, before any parsing, so a megabyte of URL costs one length check.
+  if (url.length > MAX_URL_BYTES || Buffer.byteLength(url, 'utf8') > MAX_URL_BYTES) {
+    return invalid(
+      `URL ${JSON.stringify(clipText(redactUrl(url), QUOTED_URL_CHARS))} is ${Buffer.byteLength(url, 'utf8')} bytes long, over the ${MAX_URL_BYTES}-byte limit for an interface URL`,
+    );
+  }
   if (binding === ProtocolBinding.GRPC) {
     const bare = bareHostPort.exec(url);
     if (bare) {
@@ -99,7 +120,7 @@ export function interfaceEndpoint(url: string, binding: string): InterfaceEndpoi
       form: 'grpc-url',
     };
   }
-  const path = parsed.pathname.replace(/\/+$/, '');
+  const path = trimTrailingSlashes(parsed.pathname);
   return {
     tls,
     host: stripBrackets(host),

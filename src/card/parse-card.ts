@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { canonicalBinding, majorMinor, ProtocolBinding } from './bindings.js';
 import { agentCardHybridSchema, agentCardV03Schema, agentCardV1Schema } from './card-schema.js';
+import { cardJsonProblem } from './card-json.js';
 import { CardParseError } from './card-parse-error.js';
 import type { CardInterface, LegacyView, ParsedCard } from './parsed-card.js';
 
@@ -15,6 +16,9 @@ export function parseCard(json: unknown): ParsedCard | CardParseError {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     return new CardParseError('the card is not a JSON object');
   }
+  // Total over whatever JSON.parse accepts: what no later step can handle is a verdict here.
+  const problem = cardJsonProblem(json);
+  if (problem) return new CardParseError(problem);
   const raw = json as Record<string, unknown>;
   const hasV1 = Array.isArray(raw.supportedInterfaces) && raw.supportedInterfaces.length > 0;
   const hasLegacy = legacyFields.some((f) => raw[f] !== undefined);

@@ -4,12 +4,14 @@
  * which interfaces may be probed at all: an ineligible one is never dialled.
  */
 import { CardReason } from '../api/conditions.js';
+import { clipText } from '../text/display-text.js';
 import { isKnownBinding, isKnownVersion, ProtocolBinding } from './bindings.js';
 import {
   interfaceEndpoint,
   isEndpointViolation,
   isLoopbackHost,
   redactUrl,
+  trimTrailingSlashes,
   type InterfaceEndpoint,
 } from './interface-endpoint.js';
 import type { CardInterface, ParsedCard } from './parsed-card.js';
@@ -26,14 +28,30 @@ export interface StaticCheckOptions {
   cardScheme?: 'http' | 'https';
   /** When set, URL hosts outside this list (case-insensitive) are `ForeignHost`. */
   allowedHosts?: readonly string[];
+  /**
+   * Accept a plaintext interface on an HTTPS card when its host is loopback (`localhost`,
+   * 127.0.0.0/8, ::1): a developer's `check` against a local agent. Off by default, and always off
+   * in the operator, which dials the pod IP whatever host the URL names, so a loopback URL would
+   * buy an agent plaintext probes that carry its token.
+   */
+  allowLoopbackPlaintext?: boolean;
 }
 
 export type InterfaceEligibility =
   | { index: number; eligible: true; endpoint: InterfaceEndpoint }
   | { index: number; eligible: false; reason: CardReason; message: string };
 
+/**
+ * How much of a URL a finding quotes: enough to find it in the card, short enough that the reason
+ * after it survives the 512-character clip of a status message.
+ */
+const QUOTED_CHARS = 160;
+
+const shownUrl = (url: string): string => clipText(redactUrl(url), QUOTED_CHARS);
+const shown = (text: string): string => clipText(text, 64);
+
 function describe(i: CardInterface): string {
-  return `${i.protocolBinding} ${redactUrl(i.url)} (v${i.protocolVersion}, ${i.declaredAt})`;
+  return `${shown(i.protocolBinding)} ${shownUrl(i.url)} (v${shown(i.protocolVersion)}, ${i.declaredAt})`;
 }
 
 /** Whether each interface may be probed, and if not, the rule it breaks (first one wins). */
@@ -52,18 +70,19 @@ export function interfaceEligibility(
     if (!isKnownBinding(iface.protocolBinding)) {
       return no(
         CardReason.UnsupportedBinding,
-        `${describe(iface)}: binding ${JSON.stringify(iface.protocolBinding)} is not one of JSONRPC, HTTP+JSON, GRPC, so no client can use it; remove it or fix its spelling`,
+        `${describe(iface)}: binding ${JSON.stringify(shown(iface.protocolBinding))} is not one of JSONRPC, HTTP+JSON, GRPC, so no client can use it; remove it or fix its spelling`,
       );
     }
     if (!isKnownVersion(iface.protocolVersion)) {
       return no(
         CardReason.UnsupportedProtocolVersion,
-        `${describe(iface)}: protocol version ${JSON.stringify(iface.protocolVersion)} is not supported (1.0 or 0.3, written Major.Minor)`,
+        `${describe(iface)}: protocol version ${JSON.stringify(shown(iface.protocolVersion))} is not supported (1.0 or 0.3, written Major.Minor)`,
       );
     }
     const endpoint = interfaceEndpoint(iface.url, iface.protocolBinding);
     if (isEndpointViolation(endpoint)) return no(endpoint.reason, `${describe(iface)}: ${endpoint.message}`);
-    if (opts.cardScheme === 'https' && !endpoint.tls && !isLoopbackHost(endpoint.host)) {
+    const loopbackExempt = opts.allowLoopbackPlaintext === true && isLoopbackHost(endpoint.host);
+    if (opts.cardScheme === 'https' && !endpoint.tls && !loopbackExempt) {
       return no(
         CardReason.InsecureDowngrade,
         `${describe(iface)}: the card is served over HTTPS but this interface is plaintext; use https:// (or a bare host:port for gRPC, which means TLS)`,
@@ -86,13 +105,15 @@ function identity(i: CardInterface): string {
 
 /** The URL a client would dial, without a trailing slash, for comparing declarations. */
 function urlKey(url: string): string {
-  return url.trim().replace(/\/+$/, '').toLowerCase();
+  return trimTrailingSlashes(url.trim()).toLowerCase();
 }
 
 function preferredTransportFindings(card: ParsedCard): Finding[] {
   const legacy = card.legacy;
   if (!legacy) return [];
   const primary = urlKey(legacy.url);
+  const primaryShown = shownUrl(legacy.url);
+  const preferredShown = shown(legacy.preferredTransport);
   const atPrimary = legacy.additionalInterfaces.filter((a) => urlKey(a.url) === primary);
   const declaredThere = [...new Set(atPrimary.map((a) => a.transport))];
   if (atPrimary.length > 0 && !declaredThere.includes(legacy.preferredTransport)) {
@@ -100,9 +121,9 @@ function preferredTransportFindings(card: ParsedCard): Finding[] {
       {
         reason: CardReason.PreferredTransportMismatch,
         message:
-          `preferredTransport ${legacy.preferredTransport} is not what the card declares at its primary url ${legacy.url} ` +
-          `(additionalInterfaces say ${declaredThere.join(', ')} there); clients honouring the hint will dial ` +
-          `${legacy.preferredTransport} at ${legacy.url}. Set preferredTransport to ${declaredThere[0]} or point url at the ${legacy.preferredTransport} endpoint`,
+          `preferredTransport ${preferredShown} is not what the card declares at its primary url ${primaryShown} ` +
+          `(additionalInterfaces say ${declaredThere.map(shown).join(', ')} there); clients honouring the hint will dial ` +
+          `${preferredShown} at ${primaryShown}. Set preferredTransport to ${shown(declaredThere[0]!)} or point url at the ${preferredShown} endpoint`,
         interfaceIndex: 0,
       },
     ];
@@ -115,7 +136,7 @@ function preferredTransportFindings(card: ParsedCard): Finding[] {
       return [
         {
           reason: CardReason.PreferredTransportMismatch,
-          message: `the v0.3 fields (url ${legacy.url}, preferredTransport ${legacy.preferredTransport}) name an interface that supportedInterfaces does not declare; v0.3 and v1.0 clients would be sent to different endpoints`,
+          message: `the v0.3 fields (url ${primaryShown}, preferredTransport ${preferredShown}) name an interface that supportedInterfaces does not declare; v0.3 and v1.0 clients would be sent to different endpoints`,
         },
       ];
     }
@@ -141,7 +162,7 @@ function conflictingBindingFindings(card: ParsedCard, skipUrls: Set<string>): Fi
     if (grpc && http) {
       findings.push({
         reason: CardReason.ConflictingBindings,
-        message: `${grpc.url} is declared both as GRPC (${grpc.declaredAt}) and as ${http.protocolBinding} (${http.declaredAt}); one address serves one of them, give each binding its own URL`,
+        message: `${shownUrl(grpc.url)} is declared both as GRPC (${grpc.declaredAt}) and as ${http.protocolBinding} (${http.declaredAt}); one address serves one of them, give each binding its own URL`,
         interfaceIndex: grpc.index,
       });
     }

@@ -6,10 +6,13 @@ import type { A2AAgentSpec, AgentPort } from '../api/a2aagent.js';
 import { CardReason, InterfaceReason, InterfaceState } from '../api/conditions.js';
 import {
   interfaceEligibility,
+  redactUrl,
   type CardInterface,
   type InterfaceEndpoint,
   type ParsedCard,
+  type StaticCheckOptions,
 } from '../card/index.js';
+import { clipText } from '../text/display-text.js';
 import { interfaceKey } from './observed.js';
 import { allowedHosts, portForEndpoint } from './port-mapping.js';
 
@@ -27,17 +30,32 @@ export type MappedInterface =
       message: string;
     };
 
+/** Binding and URL as messages quote them: credentials redacted, bounded (a URL may be 8 KiB). */
+function shownInterface(iface: CardInterface): string {
+  return `${clipText(iface.protocolBinding, 64)} ${clipText(redactUrl(iface.url), 160)}`;
+}
+
 export interface MapContext {
   spec: A2AAgentSpec;
   namespace: string;
   serviceName: string;
 }
 
-export function mapInterfaces(card: ParsedCard, ctx: MapContext): MappedInterface[] {
-  const eligibility = interfaceEligibility(card, {
+/**
+ * The static-check options of the operator, for status findings and for what may be dialled
+ * alike. No loopback exemption: the operator dials the pod IP whatever host a URL names, so a
+ * plaintext `http://localhost` interface on an HTTPS card is a downgrade like any other.
+ */
+export function operatorCheckOptions(ctx: MapContext): StaticCheckOptions {
+  return {
     cardScheme: ctx.spec.card.scheme === 'HTTPS' ? 'https' : 'http',
     allowedHosts: allowedHosts(ctx.spec, ctx.serviceName, ctx.namespace),
-  });
+    allowLoopbackPlaintext: false,
+  };
+}
+
+export function mapInterfaces(card: ParsedCard, ctx: MapContext): MappedInterface[] {
+  const eligibility = interfaceEligibility(card, operatorCheckOptions(ctx));
   return card.interfaces.map((iface, i): MappedInterface => {
     const key = interfaceKey(iface);
     const e = eligibility[i];
@@ -48,7 +66,7 @@ export function mapInterfaces(card: ParsedCard, ctx: MapContext): MappedInterfac
         mapped: false,
         state: InterfaceState.Ineligible,
         reason: InterfaceReason.Ineligible,
-        message: `${iface.protocolBinding} ${iface.url}: interface #${i + 1} is past the ${MAX_INTERFACES} the operator probes per card; never dialled`,
+        message: `${shownInterface(iface)}: interface #${i + 1} is past the ${MAX_INTERFACES} the operator probes per card; never dialled`,
       };
     }
     if (!e || !e.eligible) {
@@ -70,7 +88,7 @@ export function mapInterfaces(card: ParsedCard, ctx: MapContext): MappedInterfac
         mapped: false,
         state: InterfaceState.Unmapped,
         reason: InterfaceReason.Unmapped,
-        message: `${iface.protocolBinding} ${iface.url}: port ${e.endpoint.port} is not one of spec.ports (${ctx.spec.ports
+        message: `${shownInterface(iface)}: port ${e.endpoint.port} is not one of spec.ports (${ctx.spec.ports
           .map((p) => `${p.name}=${p.port}`)
           .join(', ')}); never dialled`,
       };

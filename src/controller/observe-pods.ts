@@ -10,9 +10,9 @@ import type { A2AAgentSpec } from '../api/a2aagent.js';
 import { CardReason, InterfaceState } from '../api/conditions.js';
 import { cardDigest, parseCard, staticChecks, CardParseError } from '../card/index.js';
 import { podMemory, prunePods, type AgentMemory, type CardMemory, type PodMemory } from './agent-memory.js';
-import { mapInterfaces, type MapContext } from './interface-map.js';
+import { mapInterfaces, operatorCheckOptions, type MapContext } from './interface-map.js';
 import type { InterfaceVerdict, ObservedPod, PodCard, PodObservation } from './observed.js';
-import { podPort, allowedHosts, serviceHostNames } from './port-mapping.js';
+import { podPort, serviceHostNames } from './port-mapping.js';
 import type { ProbeBackend, ProbeCredentials } from './probe-backend.js';
 import { isDue, jitteredPeriod, recordProbe, staticVerdict } from './probe-memory.js';
 
@@ -126,10 +126,10 @@ async function refreshCard(input: ObserveInput, pod: ObservedPod, mem: PodMemory
     ok: true,
     card: parsed,
     digest,
-    findings: staticChecks(parsed, {
-      cardScheme: spec.card.scheme === 'HTTPS' ? 'https' : 'http',
-      allowedHosts: allowedHosts(spec, input.serviceName, input.namespace),
-    }),
+    findings: staticChecks(
+      parsed,
+      operatorCheckOptions({ spec, namespace: input.namespace, serviceName: input.serviceName }),
+    ),
   };
   card.etag = res.etag;
   card.failures = 0;

@@ -16,7 +16,8 @@ export function observePod(pod: V1Pod): ObservedPod {
   const terminating = Boolean(pod.metadata?.deletionTimestamp);
   const containersReady = conditionStatus(pod, 'ContainersReady') ?? conditionStatus(pod, 'Ready');
   const ip = pod.status?.podIP || undefined;
-  const containerPorts: Record<string, number> = {};
+  // No prototype: a lookup by a spec's port name (`constructor`) finds only the pod's own ports.
+  const containerPorts: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const c of pod.spec?.containers ?? []) {
     for (const p of c.ports ?? []) if (p.name) containerPorts[p.name] = p.containerPort;
   }

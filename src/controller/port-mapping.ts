@@ -30,5 +30,7 @@ export function portForEndpoint(spec: A2AAgentSpec, endpoint: InterfaceEndpoint)
 /** The pod port number behind an agent port, or undefined when a named targetPort is not on the pod. */
 export function podPort(port: AgentPort, pod: Pick<ObservedPod, 'containerPorts'>): number | undefined {
   const target = port.targetPort ?? port.port;
-  return typeof target === 'number' ? target : pod.containerPorts[target];
+  if (typeof target === 'number') return target;
+  // Own properties only: `targetPort: constructor` is a valid port name, not Object.prototype's.
+  return Object.hasOwn(pod.containerPorts, target) ? pod.containerPorts[target] : undefined;
 }

@@ -5,17 +5,16 @@
  */
 import { Client, type Dispatcher } from 'undici';
 import { CardReason } from '../api/conditions.js';
+import { cardJsonProblem, MAX_CARD_DEPTH } from '../card/card-json.js';
 import { readBounded } from './bounded-body.js';
 import { withDeadline } from './deadline.js';
 import { hostPort } from './dial-target.js';
-import { exceedsDepth } from './json-depth.js';
 import { MAX_HEADER_BYTES } from './http-pools.js';
 import { checkIdentityFor, isIpLiteral, type TlsSettings } from './tls-settings.js';
 import { errorCode } from './transport-failure.js';
 
 export const MAX_CARD_BYTES = 1024 * 1024;
-/** Objects and arrays nested deeper than this: a real card nests a handful of levels. */
-export const MAX_CARD_DEPTH = 64;
+export { MAX_CARD_DEPTH };
 
 export interface FetchCardOptions {
   /** IP or host name to dial (the pod). */
@@ -169,13 +168,9 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
         httpStatus: 200,
       });
     }
-    if (exceedsDepth(body, MAX_CARD_DEPTH)) {
-      return fail(
-        CardReason.CardInvalid,
-        `the card nests objects or arrays deeper than ${MAX_CARD_DEPTH} levels; it is not read further`,
-        { httpStatus: 200 },
-      );
-    }
+    // Too deep, or a number JSON.parse turns into Infinity: a verdict here, not a throw later.
+    const problem = cardJsonProblem(body);
+    if (problem) return fail(CardReason.CardInvalid, problem, { httpStatus: 200 });
     return { kind: 'ok', body, raw, ...(etag ? { etag } : {}), ...(contentType ? { contentType } : {}) };
   } catch (err) {
     const code = errorCode(err) ?? 'UNKNOWN';

@@ -33,7 +33,10 @@ function createClient(k: GrpcChannelKey): Client {
   const options: ChannelOptions = {
     'grpc.default_authority': k.authority,
     'grpc.max_receive_message_length': MAX_PROBE_BODY_BYTES,
-    'grpc.max_metadata_size': 16 * 1024,
+    // No metadata-size option here: grpc-js ignores `grpc.max_metadata_size` (not among its
+    // recognised options). Answer metadata is bounded by Node's http2 session defaults, which
+    // grpc-js keeps: a 64 KiB SETTINGS_MAX_HEADER_LIST_SIZE (a larger block is not taken in; the
+    // call ends at its deadline, test/unit/grpc-metadata-bound.test.ts) and 128 header pairs.
     'grpc.enable_retries': 0,
     // A failed connection must surface at once as UNAVAILABLE rather than be retried silently.
     'grpc.initial_reconnect_backoff_ms': 250,

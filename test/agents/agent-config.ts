@@ -45,10 +45,13 @@ export interface CardConfig {
    * Hostile modes (the fault suite): `slow`: a card that trickles one byte every `intervalMs`
    * and never ends. `huge`: `totalBytes` (default 100 MiB) of one JSON string, chunked, as
    * fast as the reader takes it. `nested`: `json` plus a member nested `depth` arrays deep.
-   * `redirect`: HTTP 302 to `location`.
+   * `redirect`: HTTP 302 to `location`. `raw`: `text` verbatim as application/json (documents
+   * JSON.stringify cannot write, such as a number `1e400`).
    */
-  serve?: 'sdk' | 'hybrid' | 'json' | 'oversized' | 'malformed' | 'slow' | 'huge' | 'nested' | 'redirect';
+  serve?:
+    'sdk' | 'hybrid' | 'json' | 'oversized' | 'malformed' | 'slow' | 'huge' | 'nested' | 'redirect' | 'raw';
   json?: unknown;
+  text?: string;
   intervalMs?: number;
   totalBytes?: number;
   depth?: number;

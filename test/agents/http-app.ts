@@ -147,6 +147,12 @@ export function buildHttpApp(opts: HttpAppOptions): express.Express {
       case 'redirect':
         res.redirect(302, state.card.location ?? '/');
         return;
+      case 'raw':
+        res
+          .status(200)
+          .type('application/json')
+          .send(state.card.text ?? '');
+        return;
       case 'hybrid':
         // The SDK serves its compat (v0.3 + embedded v1.0) card to requests without A2A-Version.
         delete req.headers['a2a-version'];

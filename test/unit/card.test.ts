@@ -182,7 +182,11 @@ void test('unsupported versions, insecure downgrade (except loopback), foreign h
       { url: 'https://h:9443/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
     ],
   });
-  const findings = staticChecks(card, { cardScheme: 'https', allowedHosts: ['h', 'localhost'] });
+  const findings = staticChecks(card, {
+    cardScheme: 'https',
+    allowedHosts: ['h', 'localhost'],
+    allowLoopbackPlaintext: true, // the CLI's rule; the operator passes false
+  });
   assert.deepEqual(
     findings.map((f) => [f.reason, f.interfaceIndex]),
     [

@@ -105,7 +105,7 @@ describe('observePod: fields', () => {
     assert.equal(o.uid, '1b2c-uid');
     assert.equal(o.ip, '10.1.2.3');
     assert.equal(o.nodeName, 'node-1');
-    assert.deepEqual(o.containerPorts, { http: 8080, grpc: 9090 });
+    assert.deepEqual({ ...o.containerPorts }, { http: 8080, grpc: 9090 });
     assert.equal(o.gate, undefined);
   });
 

@@ -14,7 +14,9 @@ import {
   parseCard,
   redactUrl,
   staticChecks,
+  trimTrailingSlashes,
   type ParsedCard,
+  type StaticCheckOptions,
 } from '../../card/index.js';
 import { MAX_INTERFACES } from '../../controller/interface-map.js';
 import { fetchCard, Prober, type TlsSettings } from '../../probe/index.js';
@@ -105,17 +107,10 @@ async function fetchBaseCard(opts: CheckOptions, pins: HostPins, deadline: Deadl
   return result.body;
 }
 
-/** Without a regex: `/\/+$/` is quadratic on a long run of slashes. */
-function trimTrailingSlashes(path: string): string {
-  let end = path.length;
-  while (end > 0 && path[end - 1] === '/') end--;
-  return path.slice(0, end);
-}
-
 /** Parse, static checks and digest; any card the JSON parser accepted ends here as a verdict or CardInvalid. */
 function judgeCard(
   json: unknown,
-  checkOpts: { cardScheme?: 'http' | 'https' },
+  checkOpts: StaticCheckOptions,
 ): {
   card: ParsedCard;
   findings: { reason: string; message: string }[];
@@ -148,7 +143,10 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
     const json = opts.cardJson !== undefined ? opts.cardJson : await fetchBaseCard(opts, pins, deadline);
     const checkOpts =
       opts.baseUrl && opts.cardJson === undefined
-        ? { cardScheme: opts.baseUrl.protocol === 'https:' ? ('https' as const) : ('http' as const) }
+        ? {
+            cardScheme: opts.baseUrl.protocol === 'https:' ? ('https' as const) : ('http' as const),
+            allowLoopbackPlaintext: true, // a developer's local agent; never in the operator
+          }
         : {};
     const { card, findings, eligibility, digest } = judgeCard(json, checkOpts);
     const policy = dialPolicy(opts);
