@@ -96,6 +96,12 @@ export interface AgentConfig {
   authToken?: string;
   /** Only this tenant finds tasks; any other tenant gets UnsupportedOperation (not TaskNotFound). */
   requireTenant?: string;
+  /**
+   * Hostile echo: every A2A call is answered with an error whose message quotes the request's
+   * Authorization header and then all its headers (HTTP 500 with a JSON-RPC -32603 / REST
+   * INTERNAL body; gRPC INTERNAL with the metadata in the details). The card stays normal.
+   */
+  echoHeaders?: boolean;
 }
 
 export interface AgentPorts {
