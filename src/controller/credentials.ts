@@ -24,6 +24,13 @@ export interface ResolvedCredentials {
 
 type Ref = { name: string; key: string };
 
+/** `record[key]` only when it is the record's own string (a spec key such as "constructor" must not reach the prototype). */
+function own(record: Record<string, string> | undefined, key: string): string | undefined {
+  if (record === undefined || !Object.hasOwn(record, key)) return undefined;
+  const v = record[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
 /** The agent the values are for: its namespace holds the objects, its name is what a signing key must list. */
 export interface AgentRef {
   namespace: string;
@@ -57,13 +64,13 @@ async function readKey(
         field,
       );
       if (refused) return { problem: refused };
-      const b64 = s.data?.[ref.key];
+      const b64 = own(s.data, ref.key);
       if (b64 !== undefined) return { value: Buffer.from(b64, 'base64').toString('utf8') };
-      const plain = s.stringData?.[ref.key];
+      const plain = own(s.stringData, ref.key);
       if (plain !== undefined) return { value: plain };
     } else {
       const c = await client.get<V1ConfigMap>(path, undefined, signal);
-      const v = c.data?.[ref.key];
+      const v = own(c.data, ref.key);
       if (v !== undefined) return { value: v };
     }
     return {
