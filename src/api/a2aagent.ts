@@ -141,7 +141,12 @@ const KeyRef = z.object({
 });
 
 export const SecretKeyRef = z
-  .object({ secretKeyRef: KeyRef.meta({ description: 'A key of a Secret in the agent namespace.' }) })
+  .object({
+    secretKeyRef: KeyRef.meta({
+      description:
+        'A key of a Secret in the agent namespace; the Secret must carry the label a2a.dev/credential="true" (otherwise SecretNotPermitted).',
+    }),
+  })
   .meta({ description: 'A value read from a Secret in the agent namespace.' });
 
 export const TLSSettings = z
@@ -151,7 +156,10 @@ export const TLSSettings = z
         configMapKeyRef: KeyRef.optional().meta({
           description: 'A key of a ConfigMap holding PEM certificates.',
         }),
-        secretKeyRef: KeyRef.optional().meta({ description: 'A key of a Secret holding PEM certificates.' }),
+        secretKeyRef: KeyRef.optional().meta({
+          description:
+            'A key of a Secret holding PEM certificates; the Secret must carry the label a2a.dev/credential="true".',
+        }),
       })
       .optional()
       .meta({
@@ -174,7 +182,7 @@ export const AuthSettings = z
   .object({
     bearerToken: SecretKeyRef.optional().meta({
       description:
-        'A bearer token the probes present (Authorization header, gRPC authorization metadata). Sent only to this agent pods; never logged.',
+        'A bearer token the probes present (Authorization header, gRPC authorization metadata): visible ASCII only (otherwise SecretInvalid). The Secret must carry the label a2a.dev/credential="true". Sent only to this agent pods; never logged.',
     }),
   })
   .meta({ description: 'Credentials the probes present.' });
@@ -194,7 +202,7 @@ export const RoutingSettings = z
     }),
     signingKey: SecretKeyRef.optional().meta({
       description:
-        'A Secret key holding a private JWK; when set, a rewritten card is re-signed (JWS over JCS).',
+        'A Secret key holding a private JWK; when set, a rewritten card is re-signed (JWS over JCS). The Secret must carry the label a2a.dev/credential="true" and list this agent in its annotation a2a.dev/sign-for (comma-separated A2AAgent names); otherwise SecretNotPermitted and nothing is published. The signature attests only the verified interfaces (docs/security.md).',
     }),
   })
   .meta({ description: 'How verified interfaces are advertised.' });

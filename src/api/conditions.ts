@@ -85,6 +85,10 @@ export const Reason = {
   ObserveMode: 'ObserveMode',
   // Stalled (spec errors that need a person)
   SecretNotFound: 'SecretNotFound',
+  /** A referenced Secret lacks the opt-in label, or a signing key does not name the agent. */
+  SecretNotPermitted: 'SecretNotPermitted',
+  /** A referenced Secret value cannot be used (a bearer token with control or non-ASCII characters). */
+  SecretInvalid: 'SecretInvalid',
   ConfigMapNotFound: 'ConfigMapNotFound',
   PortNotFound: 'PortNotFound',
   InvalidSpec: 'InvalidSpec',

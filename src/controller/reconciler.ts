@@ -143,7 +143,7 @@ export class AgentReconciler {
       agent = { ...agent, status: progress };
     }
     const serviceName = serviceNameOf(spec, name);
-    const resolved = await resolveCredentials(this.deps.client, namespace, spec, signal);
+    const resolved = await resolveCredentials(this.deps.client, { namespace, name }, spec, signal);
     const problems: SpecProblem[] = [...resolved.problems];
     const pods = this.deps.pods
       .list(namespace)

@@ -13,7 +13,7 @@
  * level-based: it gets only the key and reads current state itself.
  */
 import { realClock, type Clock } from './clock.js';
-import { isTerminalError } from './errors.js';
+import { ApiError, isTerminalError } from './errors.js';
 import { WorkQueue } from './workqueue.js';
 
 export interface ReconcileResult {
@@ -154,13 +154,37 @@ export class Controller {
         this.queue.addRateLimited(key);
         outcome = 'error';
       }
-      obs?.reconcileError?.(key, signal.aborted && !terminal ? (signal.reason ?? err) : err, terminal);
+      obs?.reconcileError?.(
+        key,
+        loggableError(signal.aborted && !terminal ? (signal.reason ?? err) : err),
+        terminal,
+      );
     } finally {
       timer.cancel();
     }
     obs?.reconcileDone(outcome, (performance.now() - started) / 1000, key);
     return outcome;
   }
+}
+
+/**
+ * What of a reconcile error may reach a log: errors this code base composes (API server
+ * answers, terminal errors, timeouts, and domain errors, which carry a stable string `reason`)
+ * as they are; anything else (undici, grpc-js, Node) only by its name and code, because such a
+ * message may quote the request it failed on, headers included.
+ */
+export function loggableError(err: unknown): Error {
+  if (err instanceof ApiError || isTerminalError(err) || err instanceof ReconcileTimeoutError) return err;
+  if (err instanceof Error && typeof (err as { reason?: unknown }).reason === 'string') return err;
+  let code: string | undefined;
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && typeof e === 'object' && e !== null && code === undefined; depth++) {
+    const c = (e as { code?: unknown }).code;
+    if (typeof c === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(c)) code = c;
+    e = (e as { cause?: unknown }).cause;
+  }
+  const name = err instanceof Error && /^[A-Za-z0-9_]{1,64}$/.test(err.name) ? err.name : typeof err;
+  return new Error(`${name}${code ? ` (${code})` : ''}: message withheld (it may quote request metadata)`);
 }
 
 /** `namespace/name` (or `name` for cluster-scoped objects), the queue key format. */

@@ -1,4 +1,10 @@
-/** The production ProbeBackend: src/probe's fetchCard and Prober. */
+/**
+ * The production ProbeBackend: src/probe's fetchCard and Prober. It is also the last line of
+ * defence for the agent's token: every message it hands to the reconciler (and so to status,
+ * Events, logs) has the token cut out, and an exception from the probe engine becomes a verdict
+ * named by its code, never by its text (grpc-js and undici quote request metadata there).
+ */
+import { CardReason, InterfaceState } from '../api/conditions.js';
 import type {
   CardFetch,
   CardRequest,
@@ -7,6 +13,9 @@ import type {
   ProbeRequest,
 } from '../controller/probe-backend.js';
 import type { Prober } from '../probe/index.js';
+import { redactToken } from '../probe/redact-token.js';
+import { errorCode } from '../probe/transport-failure.js';
+import { reasonFor } from '../probe/verdict.js';
 
 export class LiveProbeBackend implements ProbeBackend {
   constructor(
@@ -17,20 +26,53 @@ export class LiveProbeBackend implements ProbeBackend {
 
   async fetchCard(req: CardRequest): Promise<CardFetch> {
     const { agent, ...opts } = req;
-    const res = await this.prober.fetchCard(opts, agent);
-    if (res.kind === 'error') return { kind: 'error', reason: res.error.reason, message: res.error.message };
+    let res: Awaited<ReturnType<Prober['fetchCard']>>;
+    try {
+      res = await this.prober.fetchCard(opts, agent);
+    } catch (err) {
+      return {
+        kind: 'error',
+        reason: CardReason.CardFetchFailed,
+        message: `card fetch failed (${errorCode(err) ?? 'UNKNOWN'})`,
+      };
+    }
+    if (res.kind === 'error') {
+      return {
+        kind: 'error',
+        reason: res.error.reason,
+        message: redactToken(res.error.message, req.bearerToken),
+      };
+    }
     if (res.kind === 'notModified') return { kind: 'notModified' };
     return { kind: 'ok', body: res.body, etag: res.etag };
   }
 
   async probe(req: ProbeRequest): Promise<ProbeAnswer> {
-    const res = await this.prober.probe({ address: req.address, port: req.port }, req.iface, {
-      timeoutMs: req.timeoutMs,
-      agent: req.agent,
-      notAfter: req.notAfter,
-      bearerToken: req.bearerToken,
-      tls: req.tls,
-    });
+    const started = performance.now();
+    let res: ProbeAnswer;
+    try {
+      const r = await this.prober.probe({ address: req.address, port: req.port }, req.iface, {
+        timeoutMs: req.timeoutMs,
+        agent: req.agent,
+        notAfter: req.notAfter,
+        bearerToken: req.bearerToken,
+        tls: req.tls,
+      });
+      // Evidence stays here: only state, reason and the redacted message go on.
+      res = {
+        state: r.state,
+        reason: r.reason,
+        message: redactToken(r.message, req.bearerToken),
+        durationMs: r.durationMs,
+      };
+    } catch (err) {
+      res = {
+        state: InterfaceState.Inconclusive,
+        reason: reasonFor(InterfaceState.Inconclusive),
+        message: `${req.iface.protocolBinding} probe failed inside the operator (${errorCode(err) ?? 'UNKNOWN'})`,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      };
+    }
     if (res.state !== 'Pending') this.onProbe?.(req.iface.protocolBinding, res.state, res.durationMs);
     return res;
   }

@@ -8,14 +8,18 @@ import {
   InterceptingCall as Call,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { InterfaceState } from '../api/conditions.js';
 import type { CardInterface } from '../card/parsed-card.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
+import { bearerTokenProblem } from './bearer-token.js';
 import { classifyGrpc, grpcCodeName } from './classify-grpc.js';
 import type { DialTarget } from './dial-target.js';
 import { diagnoseGrpcTransport } from './grpc-transport-diagnosis.js';
 import { decodeRpcStatus } from './grpc-wire-messages.js';
 import type { Verdict } from './probe-result.js';
+import { redactToken } from './redact-token.js';
 import type { TlsSettings } from './tls-settings.js';
+import { verdict } from './verdict.js';
 import { grpcGetTaskMethod, grpcGetTaskRequest } from './wire-forms.js';
 
 export interface GrpcProbeInput {
@@ -56,6 +60,15 @@ function errorInfoReasons(md: Metadata | undefined): string[] {
 export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome> {
   const { iface, endpoint } = input;
   const method = grpcGetTaskMethod(iface.protocolVersion);
+  const tokenProblem = input.bearerToken ? bearerTokenProblem(input.bearerToken) : undefined;
+  if (tokenProblem) {
+    // grpc-js throws on such metadata with the whole value in the message; refused before it can.
+    return {
+      verdict: verdict(InterfaceState.Ineligible, `${input.what}: ${tokenProblem}; not dialled`, {}),
+      transportFailed: false,
+      retryable: false,
+    };
+  }
   const metadata = new Metadata();
   metadata.set('a2a-version', iface.protocolVersion);
   if (input.bearerToken) metadata.set('authorization', `Bearer ${input.bearerToken}`);
@@ -80,14 +93,20 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
       { deadline: Date.now() + input.timeoutMs, interceptors: [captureHeaders] },
       (err: ServiceError | null) => {
         if (!err) resolve({ code: GrpcStatus.OK, details: '' });
-        else resolve({ code: err.code, details: err.details, trailers: err.metadata });
+        // The server's (or grpc-js's) words, quoted by the classifiers: an echoed token is cut out first.
+        else
+          resolve({
+            code: err.code,
+            details: redactToken(err.details ?? '', input.bearerToken),
+            trailers: err.metadata,
+          });
       },
     );
   });
   const evidence = { request: method, grpcCode: result.code, grpcCodeName: grpcCodeName(result.code) };
   // grpc-js reports a transport failure as UNAVAILABLE, and a connection lost mid-call as CANCELLED.
   if (result.code === GrpcStatus.UNAVAILABLE || result.code === GrpcStatus.CANCELLED) {
-    const verdict = await diagnoseGrpcTransport({
+    const diagnosed = await diagnoseGrpcTransport({
       target: input.target,
       tls: endpoint.tls,
       urlHost: endpoint.host,
@@ -97,9 +116,9 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
       evidence,
       grpcDetails: result.details,
     });
-    return { verdict, transportFailed: true, retryable: true };
+    return { verdict: diagnosed, transportFailed: true, retryable: true };
   }
-  const verdict = classifyGrpc(
+  const classified = classifyGrpc(
     {
       code: result.code,
       details: result.details,
@@ -114,5 +133,9 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
       timeoutMs: input.timeoutMs,
     },
   );
-  return { verdict, transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED, retryable: false };
+  return {
+    verdict: classified,
+    transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED,
+    retryable: false,
+  };
 }

@@ -3,13 +3,17 @@ import type { Dispatcher } from 'undici';
 import { ProtocolBinding } from '../card/bindings.js';
 import type { CardInterface } from '../card/parsed-card.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
+import { InterfaceState } from '../api/conditions.js';
+import { bearerTokenProblem } from './bearer-token.js';
 import { readBounded } from './bounded-body.js';
 import { withDeadline } from './deadline.js';
 import { classifyJsonRpc } from './classify-jsonrpc.js';
 import { classifyRest } from './classify-rest.js';
 import type { HttpProbeContext } from './http-answer.js';
 import type { Verdict } from './probe-result.js';
+import { redactToken } from './redact-token.js';
 import { classifyTransportFailure } from './transport-failure.js';
+import { verdict } from './verdict.js';
 import { jsonRpcGetTaskBody, restGetTaskPath } from './wire-forms.js';
 
 /** Enough for any A2A error body; a bigger answer is cut (and is not an A2A error anyway). */
@@ -28,6 +32,10 @@ export interface HttpProbeInput {
 
 export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> {
   const { iface, endpoint } = input;
+  const tokenProblem = input.bearerToken ? bearerTokenProblem(input.bearerToken) : undefined;
+  // undici refuses such a header value; refused here so no error about it can quote it.
+  if (tokenProblem)
+    return verdict(InterfaceState.Ineligible, `${input.what}: ${tokenProblem}; not dialled`, {});
   const jsonRpc = iface.protocolBinding === ProtocolBinding.JSONRPC;
   const path = jsonRpc
     ? `${endpoint.path || '/'}${endpoint.query}`
@@ -62,11 +70,16 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
       });
       const { body } = await readBounded(res.body, MAX_PROBE_BODY_BYTES);
       const ct = res.headers['content-type'];
-      return { status: res.statusCode, contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''), body };
+      return {
+        status: res.statusCode,
+        contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''),
+        body: withoutToken(body, input.bearerToken),
+      };
     };
     const answer = await withDeadline(exchange(), input.timeoutMs + 50);
     return jsonRpc ? classifyJsonRpc(answer, ctx) : classifyRest(answer, ctx);
   } catch (err) {
+    // Classified by its code only: an error's text may quote the request it failed on.
     return classifyTransportFailure(err, {
       what: input.what,
       tls: endpoint.tls,
@@ -74,4 +87,16 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
       evidence: { request },
     });
   }
+}
+
+/**
+ * The body with the token cut out before any classifier quotes from it (an agent may echo the
+ * request headers in its errors). The token is visible ASCII, so a latin1 round trip keeps
+ * every other byte as it was.
+ */
+function withoutToken(body: Buffer, token: string | undefined): Buffer {
+  if (!token) return body;
+  const text = body.toString('latin1');
+  const redacted = redactToken(text, token);
+  return redacted === text ? body : Buffer.from(redacted, 'latin1');
 }

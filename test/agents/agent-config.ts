@@ -105,6 +105,12 @@ export interface AgentConfig {
    * answer text (the fault suite).
    */
   getTaskError?: { message: string; reason?: string };
+  /**
+   * Hostile echo: every A2A call is answered with an error whose message quotes the request's
+   * Authorization header and then all its headers (HTTP 500 with a JSON-RPC -32603 / REST
+   * INTERNAL body; gRPC INTERNAL with the metadata in the details). The card stays normal.
+   */
+  echoHeaders?: boolean;
 }
 
 export interface AgentPorts {

@@ -24,6 +24,32 @@ export interface GrpcListenerOptions {
   legacy: boolean;
   authToken?: string;
   requestHandler: A2ARequestHandler;
+  /** Receives the authorization metadata of every call. */
+  onAuthorization?: (value: string) => void;
+  /** Answer every call INTERNAL with the request metadata quoted in the details. */
+  echoHeaders?: boolean;
+}
+
+function recordingInterceptor(opts: GrpcListenerOptions): ServerInterceptor {
+  return (_method, call) =>
+    new ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, mdNext) => {
+            const auth = metadata.get('authorization')[0];
+            if (typeof auth === 'string') opts.onAuthorization?.(auth);
+            if (!opts.echoHeaders) {
+              mdNext(metadata);
+              return;
+            }
+            call.sendStatus({
+              code: status.INTERNAL,
+              details: `refused: authorization=${String(auth ?? '(none)')}; metadata=${JSON.stringify(metadata.getMap())}`,
+              metadata: new Metadata(),
+            });
+          },
+        }),
+    });
 }
 
 function bearerInterceptor(token: string): ServerInterceptor {
@@ -61,7 +87,10 @@ export class GrpcListener {
   async start(register = this.opts.register): Promise<number> {
     if (this.server) return this.port;
     const server = new Server({
-      interceptors: this.opts.authToken ? [bearerInterceptor(this.opts.authToken)] : [],
+      interceptors: [
+        recordingInterceptor(this.opts),
+        ...(this.opts.authToken ? [bearerInterceptor(this.opts.authToken)] : []),
+      ],
     });
     if (register) {
       const common = {

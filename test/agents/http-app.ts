@@ -17,6 +17,9 @@ export interface HttpAppState {
   cardJson: unknown;
   /** Hostile card responses (slow, huge) as they ended, newest last. */
   cardStreams: CardStream[];
+  /** Authorization header values received, on any path (card included), oldest first. */
+  authorizations: string[];
+  echoHeaders: boolean;
 }
 
 export interface HttpAppOptions {
@@ -113,6 +116,13 @@ function nestedCard(json: unknown, depth: number): string {
 export function buildHttpApp(opts: HttpAppOptions): express.Express {
   const app = express();
   const { state } = opts;
+  app.use((req: Request, res: Response, next) => {
+    const auth = req.headers.authorization;
+    if (auth !== undefined) state.authorizations.push(auth);
+    if (!state.echoHeaders || req.path === CARD_PATH) return next();
+    const message = `refused: authorization=${auth ?? '(none)'}; headers=${JSON.stringify(req.headers)}`;
+    res.status(500).json({ jsonrpc: '2.0', id: 1, error: { code: -32603, status: 'INTERNAL', message } });
+  });
   const sdkCard = agentCardHandler({
     agentCardProvider: opts.requestHandler,
     legacyCompat: { enabled: opts.legacy },

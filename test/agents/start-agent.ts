@@ -34,6 +34,8 @@ export interface RunningAgent {
   cardStreams: CardStream[];
   /** TLS SNI names the HTTPS listener received (undefined when the client sent none). */
   sni: (string | undefined)[];
+  /** Authorization values received (HTTP headers on any path, gRPC metadata), oldest first. */
+  authorizations: string[];
   setCard(card: CardConfig): void;
   setHttpMode(mode: HttpMode): void;
   stopGrpc(): Promise<void>;
@@ -103,6 +105,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
   const connections = { http: 0, plain: 0, hang: 0, h2garbage: 0 };
   const cardStreams: CardStream[] = [];
   const sni: (string | undefined)[] = [];
+  const authorizations: string[] = [];
   const closers: (() => Promise<void>)[] = [];
 
   const plain = config.plain ? plainHttpServer() : undefined;
@@ -183,6 +186,8 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
       legacy: config.legacyCompat ?? false,
       authToken: config.authToken,
       requestHandler,
+      onAuthorization: (v) => authorizations.push(v),
+      echoHeaders: config.echoHeaders ?? false,
     });
     await grpc.start();
     const g = grpc;
@@ -194,6 +199,8 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     mode: httpConfig?.mode ?? 'a2a',
     cardJson: config.card?.json === undefined ? undefined : substitute(config.card.json, vars()),
     cardStreams,
+    authorizations,
+    echoHeaders: config.echoHeaders ?? false,
   };
   if (httpServer && httpConfig) {
     app = buildHttpApp({
@@ -213,6 +220,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     connections,
     cardStreams,
     sni,
+    authorizations,
     setCard(card) {
       state.card = card;
       state.cardJson = card.json === undefined ? undefined : substitute(card.json, vars());

@@ -22,7 +22,7 @@ export interface AgentPod {
   logFile: string;
   /** POST to the agent's control endpoint (see test/agents/control-server.ts). */
   control(path: string, body: unknown): Promise<unknown>;
-  state(): Promise<{ seen: unknown[]; connections: Record<string, number> }>;
+  state(): Promise<{ seen: unknown[]; connections: Record<string, number>; authorizations: string[] }>;
   /** Stops the agent process and removes the namespace (the Pod object stays). */
   stopProcess(): Promise<void>;
   destroy(deletePodObject?: boolean): Promise<void>;
@@ -110,6 +110,7 @@ export async function startAgentPod(cluster: Cluster, opts: AgentPodOptions): Pr
       (await httpJson('GET', `${controlUrl}/state`)) as {
         seen: unknown[];
         connections: Record<string, number>;
+        authorizations: string[];
       },
     stopProcess: async () => {
       await proc.stop('SIGTERM', 3000);

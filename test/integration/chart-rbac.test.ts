@@ -95,7 +95,7 @@ async function prepareScenario(): Promise<{ ns: string; agentUid: string }> {
     {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 'probe-token', namespace: ns },
+      metadata: { name: 'probe-token', namespace: ns, labels: { 'a2a.dev/credential': 'true' } },
       stringData: { token: TOKEN },
     },
     {

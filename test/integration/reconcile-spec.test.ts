@@ -104,7 +104,7 @@ describe('spec changes', () => {
     await apply(cluster, {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 'probe-token', namespace: ns },
+      metadata: { name: 'probe-token', namespace: ns, labels: { 'a2a.dev/credential': 'true' } },
       stringData: { token: 's3cret-token-value' },
     });
     // The agent has no auth in front, so the token is simply sent and ignored; it becomes Ready.

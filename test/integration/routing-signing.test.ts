@@ -49,7 +49,12 @@ before(async () => {
     {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 'card-key', namespace: ns },
+      metadata: {
+        name: 'card-key',
+        namespace: ns,
+        labels: { 'a2a.dev/credential': 'true' },
+        annotations: { 'a2a.dev/sign-for': 'signed' },
+      },
       stringData: { 'key.jwk': JSON.stringify(privateJwk) },
     },
     agentManifest(ns, 'signed', {

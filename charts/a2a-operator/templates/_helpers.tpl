@@ -96,10 +96,16 @@ in turn and shows the operator then fails.
   resources: ["configmaps"]
   verbs: ["get", "list", "watch", "create", "patch"]
 # Secrets: GET only, of the ones spec.auth, spec.tls and spec.routing.signingKey name. Never
-# listed or watched.
+# listed or watched. RBAC cannot select by label: the operator itself uses only Secrets
+# labelled a2a.dev/credential=true (docs/security.md); rbac.secretNames narrows GET to names.
+{{- if .Values.rbac.readSecrets }}
 - apiGroups: [""]
   resources: ["secrets"]
+  {{- with .Values.rbac.secretNames }}
+  resourceNames: {{ toJson (uniq .) }}
+  {{- end }}
   verbs: ["get"]
+{{- end }}
 # Events on transitions; a repeated event raises series.count with a patch.
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
