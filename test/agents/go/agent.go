@@ -260,14 +260,16 @@ func startAgent(cfg *Config) (*agent, error) {
 			return nil, err
 		}
 		srv := &http.Server{Handler: mux, ConnState: countNew(&a.connHTTP)}
+		l := httpListener
 		if httpCfg.TLS != nil {
 			cert, err := tls.X509KeyPair([]byte(httpCfg.TLS.Cert), []byte(httpCfg.TLS.Key))
 			if err != nil {
 				return nil, fmt.Errorf("http tls: %w", err)
 			}
-			httpListener = tls.NewListener(httpListener, &tls.Config{
+			// net/http's own TLS serving, as an a2a-go agent would run: it offers h2 and http/1.1
+			// by ALPN (the JS agent's node:https offers http/1.1 only).
+			srv.TLSConfig = &tls.Config{
 				Certificates: []tls.Certificate{cert},
-				NextProtos:   []string{"http/1.1"},
 				GetConfigForClient: func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
 					a.mu.Lock()
 					defer a.mu.Unlock()
@@ -279,10 +281,11 @@ func startAgent(cfg *Config) (*agent, error) {
 					}
 					return nil, nil
 				},
-			})
+			}
+			go func() { _ = srv.ServeTLS(l, "", "") }()
+		} else {
+			go func() { _ = srv.Serve(l) }()
 		}
-		l := httpListener
-		go func() { _ = srv.Serve(l) }()
 		a.closers = append(a.closers, func() { _ = srv.Close() })
 	}
 

@@ -37,7 +37,12 @@ func (a *agent) httpMux(cfg *HTTPConfig, card *a2a.AgentCard) (http.Handler, err
 		mux.Handle(rpcPath, a.failing(rpc, jsonrpc500))
 	}
 	if restPath != "" {
-		v1 := restWithTenant(a2asrv.NewRESTHandler(a.handler), a2asrv.NewTenantRESTHandler("/{*}", a.handler))
+		var v1 = a2asrv.NewRESTHandler(a.handler)
+		if a.cfg.RequireTenant != nil {
+			// Only in tenant mode: with "/{*}" mounted, `/v1/tasks/{id}` (a v0.3 REST GetTask) is
+			// also a v1.0 GetTask for tenant "v1", and a2a-go would answer it TaskNotFound.
+			v1 = restWithTenant(v1, a2asrv.NewTenantRESTHandler("/{*}", a.handler))
+		}
 		var rest http.Handler = v1
 		if a.cfg.LegacyCompat {
 			// The SDK's v0.3 REST handler serves the unprefixed v1.0 paths (/tasks/{id}), not the
