@@ -50,7 +50,14 @@ export async function startLocalAgent(runtime: Runtime, config: LocalAgentConfig
 function controlCall(port: number, method: string, path: string, body?: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method, timeout: 5000, headers: { 'content-type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        timeout: 5000,
+        headers: { 'content-type': 'application/json' },
+      },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
