@@ -97,8 +97,11 @@ function waitReady(child: ChildProcess): Promise<AgentPorts> {
 }
 
 async function startGoAgent(config: LocalAgentConfig): Promise<LocalAgent> {
+  // stdin stays open as long as this process lives: the agent exits when it closes, so a killed
+  // test run leaves no agent behind.
   const child = spawn(buildGoAgent(), [JSON.stringify({ host: '127.0.0.1', control: {}, ...config })], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, GO_AGENT_EXIT_ON_STDIN_EOF: '1' },
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   let ports: AgentPorts;
@@ -129,6 +132,7 @@ async function startGoAgent(config: LocalAgentConfig): Promise<LocalAgent> {
     },
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      child.stdin?.end();
       await exited;
     },
   };

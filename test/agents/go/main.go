@@ -13,6 +13,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -41,6 +42,13 @@ func main() {
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	if os.Getenv("GO_AGENT_EXIT_ON_STDIN_EOF") == "1" {
+		// Started as a test's child on loopback: leave with the test process, even if it is killed.
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			sig <- syscall.SIGTERM
+		}()
+	}
 	<-sig
 	agent.close()
 	os.Exit(0)
