@@ -19,7 +19,16 @@ export const JsonRpcCode = {
   VersionNotSupported: -32009,
   MethodNotFound: -32601,
   Internal: -32603,
+  /** Custom auth codes (a2a-go): spec §3.3.2 allows a "JSON-RPC custom error" for auth failures. */
+  Unauthenticated: -31401,
+  PermissionDenied: -31403,
 } as const;
+
+/**
+ * ErrorInfo reasons that say "credentials" whatever the code: the google.rpc.Code names the spec
+ * maps auth to, and UNAUTHORIZED, which a2a-go writes with -31403.
+ */
+const AUTH_REASONS = new Set(['UNAUTHENTICATED', 'PERMISSION_DENIED', 'UNAUTHORIZED']);
 
 interface JsonRpcEnvelope {
   jsonrpc?: unknown;
@@ -74,6 +83,18 @@ export function classifyJsonRpc(answer: HttpAnswer, ctx: HttpProbeContext): Verd
     return verdict(
       S.Verified,
       `${ctx.what}: TaskNotFound (-32001) for a random id, the handler is served`,
+      evidence,
+    );
+  }
+  const authReason = reasons.find((r) => AUTH_REASONS.has(r));
+  if (code === JsonRpcCode.Unauthenticated || code === JsonRpcCode.PermissionDenied || authReason) {
+    // HTTP 200 with an auth error (a2a-go's shape) is AuthRequired like a 401/403 (DESIGN 5.3).
+    const shape = `JSON-RPC error ${code ?? '(no code)'}${authReason ? ` ${authReason}` : ''}`;
+    return verdict(
+      S.AuthRequired,
+      ctx.bearerSent
+        ? `${ctx.what}: answered ${shape} although a bearer token was sent (token rejected or lacking permission); the handler behind it is unconfirmed`
+        : `${ctx.what}: answered ${shape}: the endpoint requires credentials; configure a probe token to verify the handler`,
       evidence,
     );
   }

@@ -2,13 +2,16 @@
  * A real A2A agent (test/agents, built from the official SDK) running as a "pod": its own
  * network namespace and address, plus the matching Pod object with status set. The agent's
  * control endpoint flips failure modes at runtime (stop gRPC, change the card, …).
+ *
+ * `runtime: 'go'` runs the Go agent (test/agents/go, official Go SDK) instead of the JS one: the
+ * same config JSON, READY line and control endpoint (the subset it implements).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import type { AgentConfig, AgentPorts } from '../agents/agent-config.js';
-import { REPO_ROOT } from './binaries.js';
+import { buildGoAgent, REPO_ROOT } from './binaries.js';
 import type { Cluster } from './cluster.js';
 import { PodHost } from './podhost.js';
 import { createPod, deletePod } from './pods.js';
@@ -36,6 +39,8 @@ export interface AgentPodOptions {
   containerPorts?: { name?: string; containerPort: number }[];
   ready?: boolean;
   readinessGates?: string[];
+  /** Which SDK the agent runs on: `js` (@a2a-js/sdk, default) or `go` (a2a-go). */
+  runtime?: 'js' | 'go';
 }
 
 function httpJson(method: string, url: string, body?: unknown): Promise<unknown> {
@@ -73,14 +78,19 @@ async function waitReady(logFile: string, tail: () => string): Promise<AgentPort
 
 /** Starts the agent inside a fresh pod host, then creates its Pod (Running, Ready, with its IP). */
 export async function startAgentPod(cluster: Cluster, opts: AgentPodOptions): Promise<AgentPod> {
+  // Built (or found in the cache) before the namespace exists, so a failed build leaks nothing.
+  const goAgent = opts.runtime === 'go' ? buildGoAgent() : undefined;
   const host = PodHost.create();
   const logFile = join(mkdtempSync(join(tmpdir(), `a2a-agent-${opts.name}-`)), 'agent.log');
   const config: AgentConfig = { control: { port: 7070 }, ...opts.config, host: host.ip };
-  const proc = host.exec(
-    process.execPath,
-    ['--import', 'tsx', join(REPO_ROOT, 'test/agents/agent-server.ts'), JSON.stringify(config)],
-    logFile,
-  );
+  const proc =
+    goAgent !== undefined
+      ? host.exec(goAgent, [JSON.stringify(config)], logFile)
+      : host.exec(
+          process.execPath,
+          ['--import', 'tsx', join(REPO_ROOT, 'test/agents/agent-server.ts'), JSON.stringify(config)],
+          logFile,
+        );
   let ports: AgentPorts;
   try {
     ports = await waitReady(logFile, () => proc.tail());

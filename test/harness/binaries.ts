@@ -6,6 +6,9 @@
  *
  * helm comes from its own module, test/helm (its Kubernetes libraries would fight the control
  * plane's pins), built into .cache/bin/helm-<hash> the same way; TEST_ASSET_HELM overrides it.
+ *
+ * The Go test agent (the second runtime of the probe tests, on the official A2A Go SDK) comes
+ * from test/agents/go, built into .cache/bin/go-agent-<hash> the same way.
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -129,6 +132,31 @@ export function buildHelm(log: (line: string) => void = () => {}): string {
     rmSync(tmp, { recursive: true, force: true });
   }
   return join(dir, 'helm');
+}
+
+const GO_AGENT_MODULE_DIR = join(REPO_ROOT, 'test', 'agents', 'go');
+
+/** Builds the Go test agent from test/agents/go (idempotent, safe across processes). */
+export function buildGoAgent(log: (line: string) => void = () => {}): string {
+  const dir = join(CACHE_DIR, `go-agent-${moduleHash(GO_AGENT_MODULE_DIR)}`);
+  if (existsSync(join(dir, 'go-agent'))) return join(dir, 'go-agent');
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  log(`building the Go test agent from test/agents/go into ${dir}`);
+  const started = Date.now();
+  execFileSync('go', ['build', '-trimpath', '-o', join(tmp, 'go-agent'), '-ldflags', '-s -w', '.'], {
+    cwd: GO_AGENT_MODULE_DIR,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  log(`built in ${Math.round((Date.now() - started) / 1000)}s`);
+  try {
+    renameSync(tmp, dir);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return join(dir, 'go-agent');
 }
 
 /** Path of one binary: from the envtest variables when set, else built from its module. */

@@ -1,0 +1,63 @@
+/**
+ * Auth required on every binding, judged by `a2a-operator check` against agents on both runtimes:
+ * the JS SDK's agent rejects JSON-RPC with HTTP 401, a2a-go's with HTTP 200 and the custom code
+ * -31401 (spec v1.0 §3.3.2 allows both). The verdicts are the same: AuthRequired on every
+ * interface without a token (exit 1), Verified on every interface with it (exit 0).
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { RUNTIMES, startLocalAgent, type LocalAgent } from '../harness/local-agent.js';
+
+interface CheckJson {
+  interfaces: {
+    protocolBinding: string;
+    state: string;
+    reason: string;
+  }[];
+}
+
+function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      { cwd: join(import.meta.dirname, '..', '..'), timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const agents: LocalAgent[] = [];
+after(async () => {
+  for (const a of agents) await a.close();
+});
+
+for (const rt of RUNTIMES) {
+  void test(`[${rt}] auth required: AuthRequired on JSONRPC, HTTP+JSON and GRPC without a token, Verified with it`, async () => {
+    const a = await startLocalAgent(rt, { grpc: {}, authToken: 's3cret' });
+    agents.push(a);
+    const base = `http://127.0.0.1:${a.ports.http}`;
+    const none = await runCli(['check', base, '--output', 'json']);
+    assert.equal(none.code, 1, none.stdout + none.stderr);
+    const json = JSON.parse(none.stdout) as CheckJson;
+    assert.deepEqual(
+      json.interfaces.map((i) => `${i.protocolBinding}=${i.state}/${i.reason}`),
+      [
+        'JSONRPC=AuthRequired/InterfaceAuthRequired',
+        'HTTP+JSON=AuthRequired/InterfaceAuthRequired',
+        'GRPC=AuthRequired/InterfaceAuthRequired',
+      ],
+    );
+    const withToken = await runCli(['check', base, '--token', 's3cret', '--output', 'json']);
+    assert.equal(withToken.code, 0, withToken.stdout + withToken.stderr);
+    assert.deepEqual(
+      (JSON.parse(withToken.stdout) as CheckJson).interfaces.map((i) => i.state),
+      ['Verified', 'Verified', 'Verified'],
+    );
+  });
+}
