@@ -130,6 +130,29 @@ export function buildEndpointSlices(
   return slices;
 }
 
+/**
+ * The apply body for an owned slice as observed, with its endpoints replaced: only the fields
+ * this operator sets (server-set metadata and foreign labels are left out of the apply).
+ */
+export function sliceWithEndpoints(
+  owner: Owner,
+  serviceName: string,
+  observed: V1EndpointSlice,
+  endpoints: V1EndpointSlice['endpoints'],
+): V1EndpointSlice {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: meta(owner, observed.metadata?.name ?? '', {
+      'kubernetes.io/service-name': serviceName,
+      'endpointslice.kubernetes.io/managed-by': SLICE_MANAGED_BY,
+    }),
+    addressType: observed.addressType,
+    ports: observed.ports ?? [],
+    endpoints: endpoints ?? [],
+  };
+}
+
 export function cardConfigMapName(agentName: string): string {
   return `${agentName}-agent-card`;
 }
