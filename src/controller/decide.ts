@@ -126,8 +126,9 @@ export function publishedInterfaces(card: ParsedCard | undefined, ctx: MapContex
 }
 
 /**
- * Evidence that a pod does not serve an interface: a confirmed failure, a card that no longer
- * declares it, or a card that failed for good. Pending verdicts and unconfirmed failures are not.
+ * Evidence that a pod does not serve an interface: a failure confirmed by probes, a card that
+ * no longer declares it, or a card that failed for good. Pending verdicts, unconfirmed failures
+ * and probe-less verdicts of the spec mapping are not.
  */
 export function shrinkPod(
   p: PodObservation,
@@ -141,7 +142,10 @@ export function shrinkPod(
       if (!p.card) return false;
       if (!p.card.ok) return p.card.confirmed;
       const v = p.verdicts.get(key);
-      if (v) return v.confirmed && !acceptable(v.state, authOk);
+      // failures > 0: confirmed by probes. A verdict the spec or card mapping gives without a
+      // probe (Unmapped, Ineligible) says nothing about the pod: a spec mistake (a renamed
+      // containerPort) must not tear down what is routed.
+      if (v) return v.confirmed && v.failures > 0 && !acceptable(v.state, authOk);
       return !(declared(p) ?? []).some((m) => m.key === key);
     },
   };

@@ -335,3 +335,25 @@ describe('shrinkRouting (pure, routing layer)', () => {
     assert.deepEqual(r.advertised, ['h']);
   });
 });
+
+describe('shrink: spec mistakes are not evidence about pods', () => {
+  it('an Unmapped verdict from a renamed containerPort (no probe) keeps the pod routed', () => {
+    const pods = healthy().map((p) => {
+      const o = at(pod(p.pod.name, card, [V, V]), p.pod.ip!);
+      o.verdicts.set(K[2]!, staticVerdictFor());
+      return o;
+    });
+    const d = held(pods, { specProblems: [{ reason: 'PortNotFound', message: 'renamed' }] });
+    assert.deepEqual(d.shrink!.removed, []);
+  });
+});
+
+function staticVerdictFor() {
+  return {
+    state: S.Unmapped,
+    reason: 'Unmapped',
+    message: 'names no containerPort',
+    failures: 0,
+    confirmed: true,
+  };
+}
