@@ -9,6 +9,7 @@ import { InterfaceState } from '../../src/api/conditions.js';
 import { decide, decideShrink, type CurrentRouting, type DecideInput } from '../../src/controller/decide.js';
 import { type PodObservation } from '../../src/controller/observed.js';
 import { advertisedCard } from '../../src/routing/advertised-card.js';
+import { sliceWithEndpoints } from '../../src/routing/objects.js';
 import { shrinkRouting, type ShrinkPod } from '../../src/routing/shrink.js';
 import {
   allVerified,
@@ -357,3 +358,32 @@ function staticVerdictFor() {
     confirmed: true,
   };
 }
+
+describe('sliceWithEndpoints: the shrink apply body', () => {
+  it('only our fields, the new endpoints, and the observed resourceVersion as a precondition', () => {
+    const observed = slice('grpc', ['a', 'b']);
+    observed.metadata = {
+      ...observed.metadata,
+      resourceVersion: '42',
+      uid: 'server-set',
+      labels: { foreign: 'x' },
+      managedFields: [{ manager: 'someone' }],
+    };
+    const body = sliceWithEndpoints(
+      { name: 'billing', namespace: 'payments', uid: 'uid-agent' },
+      'billing',
+      observed,
+      observed.endpoints!.slice(0, 1),
+    );
+    assert.equal(body.metadata?.resourceVersion, '42');
+    assert.equal(body.metadata?.uid, undefined);
+    assert.equal(body.metadata?.managedFields, undefined);
+    assert.equal(body.metadata?.labels?.foreign, undefined);
+    assert.equal(body.metadata?.labels?.['kubernetes.io/service-name'], 'billing');
+    assert.deepEqual(body.ports, observed.ports);
+    assert.deepEqual(
+      body.endpoints!.map((e) => e.targetRef?.name),
+      ['a'],
+    );
+  });
+});
