@@ -51,15 +51,21 @@ import { interfaceKey, type ObservedPod, type PodObservation, type SpecProblem }
 import { seedFromRouting } from './probe-memory.js';
 
 /**
- * Observations of pods that are still candidates at the same address in the cache now; the
- * others become non-candidates without verdicts (their removal is this decision's to make).
+ * Observations checked against the pod cache after probing (probes take time): a pod that left
+ * meanwhile becomes a non-candidate, a re-addressed one a candidate with nothing known yet, so
+ * this decision never routes an address that is no longer the pod's.
  */
-function stillCandidates(observations: PodObservation[], now: readonly ObservedPod[]): PodObservation[] {
+export function stillCandidates(
+  observations: PodObservation[],
+  now: readonly ObservedPod[],
+): PodObservation[] {
   const byUid = new Map(now.map((p) => [p.uid, p]));
   return observations.map((o) => {
     if (!o.pod.candidate) return o;
     const fresh = byUid.get(o.pod.uid);
     if (fresh?.candidate && fresh.ip === o.pod.ip) return o;
+    // Re-addressed but ready: a candidate not fetched yet (holds full routing, leaves its gate).
+    if (fresh?.candidate) return { pod: fresh, verdicts: new Map() };
     return { pod: { ...(fresh ?? o.pod), candidate: false }, verdicts: new Map() };
   });
 }
