@@ -197,7 +197,7 @@ export class AgentReconciler {
     const enforce = spec.routing.mode === 'Enforce';
     // Removals first, from what memory already knows: a pod that left is withdrawn before any
     // probe of this reconcile runs (those may take timeoutSeconds).
-    if (enforce) await this.shrinkNow(key, owner, spec, serviceName, pods, signal);
+    if (enforce) await this.shrinkNow(key, owner, generation, spec, serviceName, pods, signal);
     const memory = this.memory.for(key, generation, owner.uid);
     const before = enforce ? currentRouting(this.deps.owned, owner, serviceName) : undefined;
     const advertisedInStatus = agent.status?.interfaces
@@ -245,6 +245,10 @@ export class AgentReconciler {
     });
     this.deps.observer?.decided?.(key, decision);
 
+    const sign = async (c: AdvertisedCard | undefined): Promise<AdvertisedCard | undefined> =>
+      c && c.changed && resolved.signingKey && this.deps.signer
+        ? { ...c, card: await this.deps.signer(c.card, resolved.signingKey), signatures: 'Unchanged' }
+        : c;
     // Routing first, status after: status never claims an advertisement that is not in place.
     if (decision.routing) {
       const ref = decision.routing;
@@ -252,10 +256,6 @@ export class AgentReconciler {
       const mapped = refPod?.card?.ok
         ? mapInterfaces(refPod.card.card, { spec, namespace, serviceName })
         : [];
-      const sign = async (c: AdvertisedCard | undefined): Promise<AdvertisedCard | undefined> =>
-        c && c.changed && resolved.signingKey && this.deps.signer
-          ? { ...c, card: await this.deps.signer(c.card, resolved.signingKey), signatures: 'Unchanged' }
-          : c;
       const card = await sign(ref.card);
       if (card !== ref.card && decision.status.advertised) decision.status.advertised.signatures = 'Resigned';
       const unavailable =
@@ -276,15 +276,9 @@ export class AgentReconciler {
         signal,
       );
     } else if (decision.shrink) {
-      let card = decision.shrink.card;
-      if (card?.changed && resolved.signingKey && this.deps.signer) {
-        card = {
-          ...card,
-          card: await this.deps.signer(card.card, resolved.signingKey),
-          signatures: 'Unchanged',
-        };
-        if (decision.status.advertised) decision.status.advertised.signatures = 'Resigned';
-      }
+      const card = await sign(decision.shrink.card);
+      if (card !== decision.shrink.card && decision.status.advertised)
+        decision.status.advertised.signatures = 'Resigned';
       await this.applyShrinkDecision(owner, serviceName, { ...decision.shrink, card }, log, signal);
     }
     for (const g of decision.gates) {
@@ -337,7 +331,16 @@ export class AgentReconciler {
     const spec = parsed.data;
     const owner: Owner = { name, namespace, uid: agent.metadata?.uid ?? '' };
     const serviceName = serviceNameOf(spec, name);
-    await this.shrinkNow(key, owner, spec, serviceName, this.selectedPods(spec, namespace), signal);
+    const generation = agent.metadata?.generation;
+    await this.shrinkNow(
+      key,
+      owner,
+      generation,
+      spec,
+      serviceName,
+      this.selectedPods(spec, namespace),
+      signal,
+    );
     return {};
   };
 
@@ -353,6 +356,7 @@ export class AgentReconciler {
   private async shrinkNow(
     key: string,
     owner: Owner,
+    generation: number | undefined,
     spec: A2AAgentSpec,
     serviceName: string,
     pods: ObservedPod[],
@@ -360,10 +364,11 @@ export class AgentReconciler {
   ): Promise<void> {
     const current = currentRouting(this.deps.owned, owner, serviceName);
     if (current.slices.length === 0) return;
+    // Verdicts made under another spec or for another object with this name are no evidence.
     const mem = this.memory.peek(key);
     const observations = rememberedObservations(
       pods,
-      mem?.uid === owner.uid ? mem : undefined,
+      mem?.uid === owner.uid && mem.generation === generation ? mem : undefined,
       spec.probe.failureThreshold,
     );
     const shrink = decideShrink(
