@@ -11,12 +11,15 @@
  *   pod has a definite verdict for every interface. The plan may add and remove.
  * - `shrink`: whenever full routing is held in Enforce mode. The slices in place lose the
  *   endpoints with evidence against them (pod gone, not ready, terminating or re-addressed; an
- *   interface advertised on that port confirmed failed on that pod) and nothing is added. A
- *   pending verdict is not evidence either way, so it never holds back another pod's removal.
- *   A published interface whose port is left without endpoints leaves the card (routing/shrink.ts).
+ *   interface advertised on that port confirmed failed by probes on that pod) and nothing is
+ *   added. A pending verdict, an unconfirmed failure or a probe-less verdict of the spec mapping
+ *   (a renamed containerPort) is not evidence, so none of them holds back another pod's removal
+ *   and none tears routing down. A published interface whose port is left without endpoints
+ *   leaves the card (routing/shrink.ts).
  *
- * When full routing drops interfaces from the card, `interim` is the card to publish before the slices
- * (the interfaces it keeps from the published card): make before break, in both orders of change.
+ * When full routing drops interfaces from the card, `interim` is the card to publish before the
+ * slices (the interfaces it keeps from the published card): make before break, in both orders of
+ * change. The whole rule, with its reasons: docs/routing.md.
  */
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import type { A2AAgentSpec, A2AAgentStatus, Condition, InterfaceStatus } from '../api/a2aagent.js';
