@@ -10,7 +10,8 @@
  *      same concurrency without Kubernetes;
  *   2. API requests per reconcile (operator metrics), API writes per steady-state period;
  *   3. reaction latency: gRPC broken on an agent process -> each of its pods gone from the
- *      gRPC EndpointSlice, and healed -> back, seen by this process's own watch;
+ *      gRPC EndpointSlice, and healed -> back, seen by this process's own watch; and a pod
+ *      deleted or marked NotReady -> gone from every slice of its agent (pod-event -> withdrawn);
  *   4. operator RSS and heap at the end (its /metrics).
  * Prints a table and writes it, with the machine's description, to docs/benchmarks.md.
  * Asserts nothing about time.
@@ -26,6 +27,7 @@ import { startOperator, type OperatorProcess } from '../test/harness/operator.js
 import { bareRound, type BareAgent, type BareRound } from './lib/bare-loop.js';
 import { Fleet, startFleet, type FleetPod, type FleetProcess } from './lib/agent-fleet.js';
 import { parseOptions, usage, type BenchOptions } from './lib/options.js';
+import { podWithdrawal } from './lib/pod-withdrawal.js';
 import { parsePromText, sumBy, sumOf, type Sample } from './lib/prom-text.js';
 import { describeMachine, fixed, machineTable, markdownTable, type Row } from './lib/report.js';
 import { median, percentile, seeded, sleep } from './lib/stats.js';
@@ -291,6 +293,13 @@ async function run(opts: BenchOptions, cluster: Cluster, state: RunState): Promi
   const before = await scrape(operator);
   const reaction = await reactionLatency(fleet, slices, opts);
   const end = await scrape(operator);
+  const withdrawal = await podWithdrawal(cluster, ns, fleet.pods, slices, {
+    events: opts.events,
+    random: seeded(opts.seed + 1),
+    limitMs: (opts.period * 4 + opts.timeout * (opts.threshold + 2) + 30) * 1000,
+    log,
+  });
+  const withdrawnMs = [...withdrawal.deletedMs, ...withdrawal.notReadyMs];
 
   const opCpuPerProbe =
     ((cpuSeconds(steady1) - cpuSeconds(steady0)) * 1000) / Math.max(1, probes(steady1) - probes(steady0));
@@ -389,6 +398,11 @@ async function run(opts: BenchOptions, cluster: Cluster, state: RunState): Promi
     },
     { metric: 'reaction events that timed out', value: String(reaction.timeouts) },
     {
+      metric: 'pod event -> withdrawn from every slice, p50 / p99 / max (s)',
+      value: `${s(percentile(withdrawnMs, 50))} / ${s(percentile(withdrawnMs, 99))} / ${s(Math.max(...withdrawnMs))}`,
+      note: `${withdrawal.deletedMs.length} deleted (p50 ${s(percentile(withdrawal.deletedMs, 50))}), ${withdrawal.notReadyMs.length} NotReady (p50 ${s(percentile(withdrawal.notReadyMs, 50))}), ${withdrawal.timeouts} timed out; target 1 s`,
+    },
+    {
       metric: 'API writes per break/heal event',
       value: fixed((writes(end) - writes(before)) / Math.max(1, reaction.events), 1),
       note: writesByResource(before, end),
@@ -480,6 +494,9 @@ ${table}
   address leave the agent's gRPC EndpointSlice. Then gRPC is restarted, and the latency is until the address
   is back. ${opts.events} events, ${opts.eventConcurrency} at once on different processes, chosen with seed
   ${opts.seed}. p99 of a few dozen samples is close to the maximum.
+- **Pod event -> withdrawn**: a pod is deleted or marked NotReady (alternately, ${opts.events} events, one
+  at a time, pods chosen with seed ${opts.seed + 1}); the latency is until the benchmark's watch sees its
+  address in no EndpointSlice of its agent. The pod is restored before the next event.
 - **Memory**: \`process_resident_memory_bytes\` and \`nodejs_heap_size_*\` from the operator's \`/metrics\`
   after the last event.
 `;

@@ -1,8 +1,10 @@
 /**
  * What the operator remembers about an agent between reconciles: per pod, the last card (with
  * its ETag and fetch failures) and per interface the probe record (hysteresis, next due time).
- * In memory only: after a restart everything is probed afresh, and routing stays as it was
- * until then (decide() returns no routing while verdicts are pending).
+ * In memory only: after a restart everything is probed afresh; until then full routing is held
+ * (decide() only shrinks while verdicts are pending), and "was verified" is seeded from what is
+ * routed now (probe-memory.ts). Keyed by the agent's UID as well as its name: an agent deleted
+ * and recreated under the same name starts afresh.
  */
 import type { ProbeRecord } from './probe-memory.js';
 import type { PodCard } from './observed.js';
@@ -25,20 +27,27 @@ export interface PodMemory {
 export interface AgentMemory {
   /** Spec generation the records were made under; a new one starts afresh. */
   generation?: number;
+  /** UID of the agent object the records were made for. */
+  uid?: string;
   pods: Map<string, PodMemory>;
 }
 
 export class MemoryStore {
   private readonly agents = new Map<string, AgentMemory>();
 
-  /** The memory of an agent, reset when its generation changed. */
-  for(key: string, generation: number | undefined): AgentMemory {
+  /** The memory of an agent, reset when its generation or its UID (delete and recreate) changed. */
+  for(key: string, generation: number | undefined, uid?: string): AgentMemory {
     let m = this.agents.get(key);
-    if (!m || m.generation !== generation) {
-      m = { generation, pods: new Map() };
+    if (!m || m.generation !== generation || m.uid !== uid) {
+      m = { generation, uid, pods: new Map() };
       this.agents.set(key, m);
     }
     return m;
+  }
+
+  /** The memory of an agent without resetting or creating it (read-only use). */
+  peek(key: string): AgentMemory | undefined {
+    return this.agents.get(key);
   }
 
   delete(key: string): void {

@@ -2,6 +2,13 @@
  * Applies a routing decision: the Service (never one we did not create), the EndpointSlices
  * (stale ones deleted), the advertised-card ConfigMap, each written only when it differs from
  * the cached copy. Server-side apply with our field manager and force, as a controller should.
+ *
+ * Order is make before break, so the invariant (every advertised interface is verified on
+ * every endpoint of its port) holds between any two writes: a card that loses interfaces is
+ * written before the slices (which may then grow to pods lacking only those), a card that gains
+ * interfaces after them (once they dropped the pods lacking the new ones); a card that does both
+ * is written twice, first with only the interfaces it keeps. A shrink removes endpoints first,
+ * then drops the interfaces left without any.
  */
 import type { KubernetesObject, V1ConfigMap, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { ContentType, type KubeClient } from '../kube/client.js';
@@ -111,7 +118,13 @@ export async function applyRouting(
   caches: OwnedCaches,
   owner: Owner,
   serviceName: string,
-  desired: { service: V1Service; slices: V1EndpointSlice[]; configMap: V1ConfigMap },
+  desired: {
+    service: V1Service;
+    slices: V1EndpointSlice[];
+    configMap: V1ConfigMap;
+    /** The card to publish before the slices (it only drops interfaces from the published one). */
+    interimConfigMap?: V1ConfigMap;
+  },
   signal?: AbortSignal,
 ): Promise<RoutingApplyResult> {
   let writes = 0;
@@ -134,6 +147,12 @@ export async function applyRouting(
     writes++;
   }
   await write(desired.service, actualService);
+  const cmName = desired.configMap.metadata!.name!;
+  let cardNow: KubernetesObject | undefined = caches.configMaps.get(ns, cmName);
+  if (desired.interimConfigMap && drifted(desired.interimConfigMap, cardNow)) {
+    await write(desired.interimConfigMap, cardNow);
+    cardNow = desired.interimConfigMap;
+  }
   const wanted = new Set(desired.slices.map((s) => s.metadata!.name!));
   for (const s of desired.slices) await write(s, caches.slices.get(ns, s.metadata!.name!));
   for (const s of caches.slices.list(ns)) {
@@ -161,6 +180,33 @@ export async function applyRouting(
       }
     }
   }
-  await write(desired.configMap, caches.configMaps.get(ns, desired.configMap.metadata!.name!));
+  await write(desired.configMap, cardNow);
+  return { writes };
+}
+
+/**
+ * Applies a shrink: the given slices (same names, fewer endpoints) where they differ from the
+ * cache, then the card when it lost interfaces. Never creates the Service or deletes a slice.
+ */
+export async function applyShrink(
+  client: KubeClient,
+  caches: OwnedCaches,
+  owner: Owner,
+  desired: { slices: V1EndpointSlice[]; configMap?: V1ConfigMap },
+  signal?: AbortSignal,
+): Promise<RoutingApplyResult> {
+  let writes = 0;
+  const ns = owner.namespace;
+  const write = async (obj: KubernetesObject, actual: KubernetesObject | undefined): Promise<void> => {
+    if (!actual || !drifted(obj, actual)) return;
+    await applyObject(client, obj as ApplyBody, { signal });
+    writes++;
+  };
+  for (const s of desired.slices) await write(s, caches.slices.get(ns, s.metadata!.name!));
+  if (desired.configMap) {
+    const cm = desired.configMap;
+    const actual = caches.configMaps.get(ns, cm.metadata!.name!);
+    if (ownedBy(actual, owner.uid)) await write(cm, actual);
+  }
   return { writes };
 }

@@ -1,13 +1,39 @@
 /**
  * The reconcile decision, a pure function: what the operator observed (spec, pods, their cards,
- * probe verdicts, the previous status) → the status to write, the routing to apply, the pod
- * readiness gates to set and the Events to record. No I/O, no clock: `now` is an input.
+ * probe verdicts, the previous status, the routing in place) → the status to write, the routing
+ * to apply, the pod readiness gates to set and the Events to record. No I/O, no clock: `now` is
+ * an input.
+ *
+ * Routing comes in two variants (DESIGN 4, "fail static holds back additions and unproven
+ * withdrawals, never removals"):
+ *
+ * - `routing` (full): Enforce mode, no spec problem, no Service conflict, and every candidate
+ *   pod has a definite verdict for every interface. The plan may add and remove.
+ * - `shrink`: whenever full routing is held in Enforce mode. The slices in place lose the
+ *   endpoints with evidence against them (pod gone, not ready, terminating or re-addressed; an
+ *   interface advertised on that port confirmed failed by probes on that pod) and nothing is
+ *   added. A pending verdict, an unconfirmed failure or a probe-less verdict of the spec mapping
+ *   (a renamed containerPort) is not evidence, so none of them holds back another pod's removal
+ *   and none tears routing down. A published interface whose port is left without endpoints
+ *   leaves the card (routing/shrink.ts).
+ *
+ * When full routing drops interfaces from the card, `interim` is the card to publish before the
+ * slices (the interfaces it keeps from the published card): make before break, in both orders of
+ * change. The whole rule, with its reasons: docs/routing.md.
  */
+import type { V1EndpointSlice } from '@kubernetes/client-node';
 import type { A2AAgentSpec, A2AAgentStatus, Condition, InterfaceStatus } from '../api/a2aagent.js';
 import { nextCondition, type ConditionInput } from '../api/condition-helpers.js';
 import { ConditionType, InterfaceState, Reason } from '../api/conditions.js';
 import { advertisedCard, type AdvertisedCard } from '../routing/advertised-card.js';
-import { planRouting, type RoutingPlan } from '../routing/plan.js';
+import type { ParsedCard } from '../card/index.js';
+import { acceptable, planRouting, type RoutingPlan } from '../routing/plan.js';
+import {
+  shrinkRouting,
+  type PublishedInterface,
+  type ShrinkPod,
+  type ShrinkResult,
+} from '../routing/shrink.js';
 import { aggregateInterface, clip } from './aggregate.js';
 import {
   advertisedCondition,
@@ -18,7 +44,7 @@ import {
 } from './condition-policies.js';
 import { gateDecisions } from './gates.js';
 import { interfaceEvents } from './transition-events.js';
-import { mapInterfaces, MAX_INTERFACES, type MappedInterface } from './interface-map.js';
+import { mapInterfaces, MAX_INTERFACES, type MapContext, type MappedInterface } from './interface-map.js';
 import { interfaceKey, type PodObservation, type SpecProblem } from './observed.js';
 
 export interface DecideInput {
@@ -32,7 +58,16 @@ export interface DecideInput {
   specProblems: SpecProblem[];
   /** Set when the Service to manage exists and is not ours. */
   serviceConflict?: string;
+  /** The routing in place (owned slices, published card), as the caches show it. */
+  current?: CurrentRouting;
   now: Date;
+}
+
+export interface CurrentRouting {
+  /** The agent's owned EndpointSlices of its managed Service. */
+  slices: V1EndpointSlice[];
+  /** The card published in the owned ConfigMap; undefined when none is (or it is unavailable). */
+  card?: ParsedCard;
 }
 
 export interface GateDecision {
@@ -53,14 +88,29 @@ export interface RoutingDecision {
   /** The pod observations the plan's UIDs refer to. */
   pods: PodObservation[];
   card: AdvertisedCard | undefined;
+  /**
+   * Set when the card loses interfaces it publishes now: publish `interim.card` (the published
+   * interfaces the plan keeps) first, then the slices, then `card` (same content when the card
+   * only loses).
+   */
+  interim?: { card: AdvertisedCard | undefined };
   /** Keys of the reference card's interfaces, for status. */
   digest: string;
 }
 
+export interface ShrinkDecision extends ShrinkResult {
+  /** Whether the published card loses interfaces (a port left without endpoints). */
+  cardChanged: boolean;
+  /** The card to publish when `cardChanged`; undefined: nothing is left to advertise. */
+  card: AdvertisedCard | undefined;
+}
+
 export interface Decision {
   status: A2AAgentStatus;
-  /** Undefined: leave routing exactly as it is (Observe mode, spec problems, or verdicts still pending). */
+  /** Full routing; undefined: held (Observe mode, spec problems, a conflict, or verdicts still pending). */
   routing?: RoutingDecision;
+  /** Set in Enforce mode when full routing is held: remove what has evidence against it, add nothing. */
+  shrink?: ShrinkDecision;
   gates: GateDecision[];
   events: AgentEvent[];
 }
@@ -70,6 +120,70 @@ const STATUS_MESSAGE_BUDGET = 8192;
 
 export function serviceNameOf(spec: A2AAgentSpec, name: string): string {
   return spec.routing.serviceName ?? name;
+}
+
+/** The published card's interfaces with the agent port each maps to now. */
+export function publishedInterfaces(card: ParsedCard | undefined, ctx: MapContext): PublishedInterface[] {
+  if (!card) return [];
+  return mapInterfaces(card, ctx).map((m) => ({ key: m.key, portName: m.mapped ? m.port.name : undefined }));
+}
+
+/**
+ * Evidence that a pod does not serve an interface: a failure confirmed by probes, a card that
+ * no longer declares it, or a card that failed for good. Pending verdicts, unconfirmed failures
+ * and probe-less verdicts of the spec mapping are not.
+ */
+export function shrinkPod(
+  p: PodObservation,
+  declared: (p: PodObservation) => readonly MappedInterface[] | undefined,
+  authOk: boolean,
+): ShrinkPod {
+  return {
+    candidate: p.pod.candidate && Boolean(p.pod.ip),
+    ips: p.pod.ip ? [p.pod.ip] : [],
+    refuses: (key) => {
+      if (!p.card) return false;
+      if (!p.card.ok) return p.card.confirmed;
+      const v = p.verdicts.get(key);
+      // failures > 0: confirmed by probes. A verdict the spec or card mapping gives without a
+      // probe (Unmapped, Ineligible) says nothing about the pod: a spec mistake (a renamed
+      // containerPort) must not tear down what is routed.
+      if (v) return v.confirmed && v.failures > 0 && !acceptable(v.state, authOk);
+      return !(declared(p) ?? []).some((m) => m.key === key);
+    },
+  };
+}
+
+/** The shrink-only routing: the current slices minus what has evidence against it (routing/shrink.ts). */
+export function decideShrink(
+  spec: A2AAgentSpec,
+  ctx: MapContext,
+  pods: readonly PodObservation[],
+  current: CurrentRouting | undefined,
+): ShrinkDecision {
+  const cache = new Map<string, MappedInterface[]>();
+  const declared = (p: PodObservation): MappedInterface[] | undefined => {
+    if (!p.card?.ok) return undefined;
+    let m = cache.get(p.card.digest);
+    if (!m) cache.set(p.card.digest, (m = mapInterfaces(p.card.card, ctx)));
+    return m;
+  };
+  const authOk = spec.routing.authRequired === 'Advertise';
+  const published = publishedInterfaces(current?.card, ctx);
+  const result = shrinkRouting(
+    current?.slices ?? [],
+    published,
+    new Map(pods.map((p) => [p.pod.uid, shrinkPod(p, declared, authOk)])),
+  );
+  const cardChanged = result.advertised.length < published.length;
+  return {
+    ...result,
+    cardChanged,
+    card:
+      current?.card && result.advertised.length > 0
+        ? advertisedCard(current.card, new Set(result.advertised))
+        : undefined,
+  };
 }
 
 export function decide(input: DecideInput): Decision {
@@ -98,6 +212,7 @@ export function decide(input: DecideInput): Decision {
   // definite verdict for every interface (after a restart the memory is empty: routing stays
   // as it was until fresh probes say otherwise — fail static).
   let routing: RoutingDecision | undefined;
+  let shrink: ShrinkDecision | undefined;
   const allProbed = candidates.every(
     (p) =>
       p.card !== undefined &&
@@ -121,14 +236,25 @@ export function decide(input: DecideInput): Decision {
       spec.ports.map((p) => p.name),
       spec.routing.authRequired === 'Advertise',
     );
+    const card = ref ? advertisedCard(ref.card, new Set(plan.advertised)) : undefined;
+    // Make before break: interfaces the card stops publishing go first (slices may then grow
+    // to pods that lack only those), interfaces it starts publishing go last (after the slices
+    // dropped the pods that lack them).
+    const published = publishedInterfaces(input.current?.card, ctx).map((p) => p.key);
+    const next = new Set(plan.advertised);
+    const kept = published.filter((k) => next.has(k));
+    const lost = published.some((k) => !next.has(k));
     routing = {
       plan,
       pods: candidates,
-      card: ref ? advertisedCard(ref.card, new Set(plan.advertised)) : undefined,
+      card,
+      ...(lost ? { interim: { card: ref ? advertisedCard(ref.card, new Set(kept)) : undefined } } : {}),
       digest: ref?.digest ?? '',
     };
+  } else if (spec.routing.mode === 'Enforce') {
+    shrink = decideShrink(spec, ctx, input.pods, input.current);
   }
-  const advertisedKeys = new Set(routing?.plan.advertised ?? []);
+  const advertisedKeys = new Set(routing?.plan.advertised ?? shrink?.advertised ?? []);
   const previousAdvertised = new Set(
     (input.previous?.interfaces ?? []).filter((i) => i.advertised).map((i) => interfaceKey(i)),
   );
@@ -139,9 +265,12 @@ export function decide(input: DecideInput): Decision {
   const messageBudget = Math.max(160, Math.floor(STATUS_MESSAGE_BUDGET / Math.max(1, aggregated.length)));
   const interfaces: InterfaceStatus[] = aggregated.map((a) => {
     const prev = prevIfaces.get(a.key);
-    const advertised = routing
-      ? advertisedKeys.has(a.key)
-      : spec.routing.mode === 'Enforce' && previousAdvertised.has(a.key);
+    // Without full routing, what is published now (after the shrink) when the caller says;
+    // otherwise what status said before.
+    const advertised =
+      routing || (shrink && input.current)
+        ? advertisedKeys.has(a.key)
+        : spec.routing.mode === 'Enforce' && previousAdvertised.has(a.key);
     return {
       url: a.iface.url,
       protocolBinding: a.iface.protocolBinding,
@@ -264,24 +393,12 @@ export function decide(input: DecideInput): Decision {
     interfaces,
     verified: `${verifiedCount}/${refMapped.length}`,
     ...(spec.routing.mode === 'Enforce' && routing
-      ? {
-          advertised: {
-            interfaces: routing.plan.advertised.length,
-            ...(routing.plan.advertised.length > 0
-              ? (() => {
-                  const first = interfaces.find((i) => interfaceKey(i) === routing.plan.advertised[0]);
-                  return first
-                    ? { preferred: { url: first.url, protocolBinding: first.protocolBinding } }
-                    : {};
-                })()
-              : {}),
-            configMapName: `${input.name}-agent-card`,
-            signatures: routing.card?.signatures ?? 'None',
-          },
-        }
-      : spec.routing.mode === 'Enforce' && input.previous?.advertised
-        ? { advertised: input.previous.advertised }
-        : {}),
+      ? { advertised: advertisedStatus(input.name, interfaces, routing.plan.advertised, routing.card) }
+      : shrink?.cardChanged
+        ? { advertised: advertisedStatus(input.name, interfaces, shrink.advertised, shrink.card) }
+        : spec.routing.mode === 'Enforce' && input.previous?.advertised
+          ? { advertised: input.previous.advertised }
+          : {}),
     lastProbeTime: now,
   };
 
@@ -298,5 +415,26 @@ export function decide(input: DecideInput): Decision {
   }
   events.push(...interfaceEvents(input.previous?.interfaces, interfaces));
 
-  return { status, routing, gates: gateDecisions(input, mappedFor), events };
+  return {
+    status,
+    routing,
+    ...(shrink ? { shrink } : {}),
+    gates: gateDecisions(input, mappedFor),
+    events,
+  };
+}
+
+function advertisedStatus(
+  name: string,
+  interfaces: readonly InterfaceStatus[],
+  keys: readonly string[],
+  card: AdvertisedCard | undefined,
+): NonNullable<A2AAgentStatus['advertised']> {
+  const first = keys.length > 0 ? interfaces.find((i) => interfaceKey(i) === keys[0]) : undefined;
+  return {
+    interfaces: keys.length,
+    ...(first ? { preferred: { url: first.url, protocolBinding: first.protocolBinding } } : {}),
+    configMapName: `${name}-agent-card`,
+    signatures: card?.signatures ?? 'None',
+  };
 }

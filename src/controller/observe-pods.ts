@@ -14,7 +14,7 @@ import { mapInterfaces, operatorCheckOptions, type MapContext } from './interfac
 import type { InterfaceVerdict, ObservedPod, PodCard, PodObservation } from './observed.js';
 import { podPort, serviceHostNames } from './port-mapping.js';
 import type { ProbeBackend, ProbeCredentials } from './probe-backend.js';
-import { isDue, jitteredPeriod, recordProbe, staticVerdict } from './probe-memory.js';
+import { isDue, jitteredPeriod, recordProbe, seededRecord, seedKey, staticVerdict } from './probe-memory.js';
 
 /**
  * How long one reconcile keeps starting probes. An agent with many slow interfaces (each up to
@@ -38,6 +38,8 @@ export interface ObserveInput {
   random?: () => number;
   /** Default PROBE_BUDGET_MS. */
   probeBudgetMs?: number;
+  /** `uid@ip` → interface keys routed and advertised now (probe-memory.ts seedFromRouting). */
+  seed?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 export interface ObserveResult {
@@ -178,7 +180,11 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
             );
             return;
           }
-          const prev = mem.probes.get(m.key);
+          const known = mem.probes.get(m.key);
+          // No record yet but routed and advertised now (a restart, a leader change): it was verified.
+          const prev =
+            known ??
+            (input.seed?.get(seedKey(pod.uid, pod.ip!))?.has(m.key) ? seededRecord(input.now()) : undefined);
           const steady = prev !== undefined && (prev.verdict.failures === 0 || prev.verdict.confirmed);
           if (!prev || isDue(prev.dueAt, input.now(), timing.periodMs, steady)) {
             const answer = await input.backend.probe({
@@ -196,7 +202,7 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
               deferred = true;
               verdicts.set(
                 m.key,
-                prev?.verdict ?? staticVerdict(answer.state, answer.reason, answer.message),
+                known?.verdict ?? staticVerdict(answer.state, answer.reason, answer.message),
               );
               return;
             }
@@ -219,4 +225,26 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
   }
   if (deferred) nextDueAt = Math.min(nextDueAt ?? Infinity, input.now());
   return { observations, nextDueAt, probes, fetches };
+}
+
+/**
+ * The observations memory already holds, without any I/O: for a shrink that must not wait for
+ * probes (a pod event while another pod's probe is slow). Pods re-addressed since are left
+ * without card or verdicts (no evidence about the new address either way).
+ */
+export function rememberedObservations(
+  pods: readonly ObservedPod[],
+  memory: AgentMemory | undefined,
+  failureThreshold: number,
+): PodObservation[] {
+  return pods.map((pod) => {
+    const mem = pod.candidate && pod.ip ? memory?.pods.get(pod.uid) : undefined;
+    if (!mem || mem.ip !== pod.ip) return { pod, verdicts: new Map() };
+    const card = currentCard(mem.card, failureThreshold);
+    return {
+      pod,
+      ...(card ? { card } : {}),
+      verdicts: new Map([...mem.probes].map(([k, r]) => [k, r.verdict])),
+    };
+  });
 }

@@ -7,9 +7,14 @@
  *   `failureThreshold` consecutive failures confirm it, or a success clears it. Until then the
  *   verdict stays Verified, so one flapping probe withdraws nothing;
  * - an interface that never verified is reported failing at once (it was never advertised),
- *   and confirmed after `failureThreshold` failures in a row.
+ *   and confirmed after `failureThreshold` failures in a row;
+ * - "was verified" survives restarts and leader changes: with no record, a pod that the slices
+ *   route an advertised interface to now starts from a seeded Verified record (due at once), so
+ *   its first failure is a first failure, reprobed fast, not a withdrawal.
  */
+import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { InterfaceState } from '../api/conditions.js';
+import { slicePortName, type PublishedInterface } from '../routing/shrink.js';
 import type { InterfaceVerdict } from './observed.js';
 
 export interface ProbeOutcome {
@@ -101,4 +106,57 @@ export function staticVerdict(state: InterfaceState, reason: string, message: st
  */
 export function isDue(dueAt: number, now: number, periodMs: number, steady: boolean): boolean {
   return now >= dueAt - (steady ? periodMs / 4 : 0);
+}
+
+/** Key of the seed map: a pod at one address (a re-addressed pod is a new endpoint). */
+export function seedKey(uid: string, ip: string): string {
+  return `${uid}@${ip}`;
+}
+
+/**
+ * What is advertised and routed now, per pod: `uid@ip` → the published interface keys whose
+ * port's slices hold that pod at that address. `advertised`, when given (status
+ * interfaces[].advertised), narrows the published keys further.
+ */
+export function seedFromRouting(
+  slices: readonly V1EndpointSlice[],
+  published: readonly PublishedInterface[],
+  advertised?: ReadonlySet<string>,
+): Map<string, Set<string>> {
+  const seed = new Map<string, Set<string>>();
+  for (const slice of slices) {
+    const port = slicePortName(slice);
+    const keys = published
+      .filter(
+        (p) => p.portName !== undefined && p.portName === port && (!advertised || advertised.has(p.key)),
+      )
+      .map((p) => p.key);
+    if (keys.length === 0) continue;
+    for (const e of slice.endpoints ?? []) {
+      const uid = e.targetRef?.uid;
+      if (!uid || e.conditions?.ready === false) continue;
+      for (const ip of e.addresses) {
+        const k = seedKey(uid, ip);
+        const set = seed.get(k) ?? new Set<string>();
+        for (const key of keys) set.add(key);
+        seed.set(k, set);
+      }
+    }
+  }
+  return seed;
+}
+
+/** A record standing for "verified before this memory began": due now, so it is probed at once. */
+export function seededRecord(now: number): ProbeRecord {
+  return {
+    verdict: {
+      state: InterfaceState.Verified,
+      reason: InterfaceState.Verified,
+      message: 'advertised and routed before this replica started; reprobing',
+      failures: 0,
+      confirmed: false,
+    },
+    probedAt: now,
+    dueAt: now,
+  };
 }

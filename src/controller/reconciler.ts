@@ -22,17 +22,53 @@ import { isNotFound } from '../kube/errors.js';
 import type { EventRecorder } from '../kube/events.js';
 import type { Informer } from '../kube/informer.js';
 import { matchesSelector } from '../kube/selector.js';
-import { buildCardConfigMap, buildEndpointSlices, buildService, type Owner } from '../routing/objects.js';
+import type { AdvertisedCard } from '../routing/advertised-card.js';
+import {
+  buildCardConfigMap,
+  buildEndpointSlices,
+  buildService,
+  sliceWithEndpoints,
+  type Owner,
+} from '../routing/objects.js';
 import { mapInterfaces } from './interface-map.js';
 import { MemoryStore } from './agent-memory.js';
-import { applyRouting, serviceConflict, type OwnedCaches } from './apply-routing.js';
+import { applyRouting, applyShrink, serviceConflict, type OwnedCaches } from './apply-routing.js';
+import { currentRouting } from './current-routing.js';
 import { resolveCredentials } from './credentials.js';
-import { decide, serviceNameOf, type Decision } from './decide.js';
+import {
+  decide,
+  decideShrink,
+  publishedInterfaces,
+  serviceNameOf,
+  type Decision,
+  type ShrinkDecision,
+} from './decide.js';
 import { progressStatus, invalidSpecStatus } from './interim-status.js';
-import { observePods } from './observe-pods.js';
+import { observePods, rememberedObservations } from './observe-pods.js';
 import { CARD_VERIFIED_GATE, observePod } from './pod-state.js';
 import type { ProbeBackend } from './probe-backend.js';
-import type { SpecProblem } from './observed.js';
+import { interfaceKey, type ObservedPod, type PodObservation, type SpecProblem } from './observed.js';
+import { seedFromRouting } from './probe-memory.js';
+
+/**
+ * Observations checked against the pod cache after probing (probes take time): a pod that left
+ * meanwhile becomes a non-candidate, a re-addressed one a candidate with nothing known yet, so
+ * this decision never routes an address that is no longer the pod's.
+ */
+export function stillCandidates(
+  observations: PodObservation[],
+  now: readonly ObservedPod[],
+): PodObservation[] {
+  const byUid = new Map(now.map((p) => [p.uid, p]));
+  return observations.map((o) => {
+    if (!o.pod.candidate) return o;
+    const fresh = byUid.get(o.pod.uid);
+    if (fresh?.candidate && fresh.ip === o.pod.ip) return o;
+    // Re-addressed but ready: a candidate not fetched yet (holds full routing, leaves its gate).
+    if (fresh?.candidate) return { pod: fresh, verdicts: new Map() };
+    return { pod: { ...(fresh ?? o.pod), candidate: false }, verdicts: new Map() };
+  });
+}
 
 export interface AgentObject extends KubernetesObject {
   spec?: unknown;
@@ -145,11 +181,7 @@ export class AgentReconciler {
     const serviceName = serviceNameOf(spec, name);
     const resolved = await resolveCredentials(this.deps.client, { namespace, name }, spec, signal);
     const problems: SpecProblem[] = [...resolved.problems];
-    const pods = this.deps.pods
-      .list(namespace)
-      .filter((p) => matchesSelector(spec.selector, p.metadata?.labels))
-      .map(observePod)
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const pods = this.selectedPods(spec, namespace);
     for (const port of spec.ports) {
       if (typeof port.targetPort !== 'string') continue;
       const missing = pods.filter(
@@ -162,7 +194,15 @@ export class AgentReconciler {
         });
       }
     }
-    const memory = this.memory.for(key, generation);
+    const enforce = spec.routing.mode === 'Enforce';
+    // Removals first, from what memory already knows: a pod that left is withdrawn before any
+    // probe of this reconcile runs (those may take timeoutSeconds).
+    if (enforce) await this.shrinkNow(key, owner, generation, spec, serviceName, pods, signal);
+    const memory = this.memory.for(key, generation, owner.uid);
+    const before = enforce ? currentRouting(this.deps.owned, owner, serviceName) : undefined;
+    const advertisedInStatus = agent.status?.interfaces
+      ? new Set(agent.status.interfaces.filter((i) => i.advertised).map((i) => interfaceKey(i)))
+      : undefined;
     const observed = await observePods({
       key,
       spec,
@@ -174,25 +214,41 @@ export class AgentReconciler {
       credentials: resolved.credentials,
       now: this.now,
       signal,
+      ...(before
+        ? {
+            seed: seedFromRouting(
+              before.slices,
+              publishedInterfaces(before.card, { spec, namespace, serviceName }),
+              advertisedInStatus,
+            ),
+          }
+        : {}),
     });
     this.deps.observer?.probed?.(observed.probes);
     const conflict =
       spec.routing.mode === 'Enforce'
         ? await serviceConflict(this.deps.client, this.deps.owned, owner, serviceName, signal)
         : undefined;
+    // Probes take time: a pod that left meanwhile is no candidate of this decision.
+    const observations = stillCandidates(observed.observations, this.selectedPods(spec, namespace));
     const decision = decide({
       name,
       namespace,
       generation,
       spec,
       previous: agent.status,
-      pods: observed.observations,
+      pods: observations,
       specProblems: problems,
       serviceConflict: conflict,
+      ...(enforce ? { current: currentRouting(this.deps.owned, owner, serviceName) } : {}),
       now: new Date(this.now()),
     });
     this.deps.observer?.decided?.(key, decision);
 
+    const sign = async (c: AdvertisedCard | undefined): Promise<AdvertisedCard | undefined> =>
+      c && c.changed && resolved.signingKey && this.deps.signer
+        ? { ...c, card: await this.deps.signer(c.card, resolved.signingKey), signatures: 'Unchanged' }
+        : c;
     // Routing first, status after: status never claims an advertisement that is not in place.
     if (decision.routing) {
       const ref = decision.routing;
@@ -200,15 +256,10 @@ export class AgentReconciler {
       const mapped = refPod?.card?.ok
         ? mapInterfaces(refPod.card.card, { spec, namespace, serviceName })
         : [];
-      let card = ref.card;
-      if (card && card.changed && resolved.signingKey && this.deps.signer) {
-        card = {
-          ...card,
-          card: await this.deps.signer(card.card, resolved.signingKey),
-          signatures: 'Unchanged',
-        };
-        if (decision.status.advertised) decision.status.advertised.signatures = 'Resigned';
-      }
+      const card = await sign(ref.card);
+      if (card !== ref.card && decision.status.advertised) decision.status.advertised.signatures = 'Resigned';
+      const unavailable =
+        decision.status.conditions?.find((c) => c.type === 'Advertised')?.message ?? 'nothing verified';
       await applyRouting(
         this.deps.client,
         this.deps.owned,
@@ -217,14 +268,18 @@ export class AgentReconciler {
         {
           service: buildService(owner, serviceName, spec, mapped),
           slices: buildEndpointSlices(owner, serviceName, spec, ref.plan, ref.pods, mapped),
-          configMap: buildCardConfigMap(
-            owner,
-            card,
-            decision.status.conditions?.find((c) => c.type === 'Advertised')?.message ?? 'nothing verified',
-          ),
+          configMap: buildCardConfigMap(owner, card, unavailable),
+          ...(ref.interim
+            ? { interimConfigMap: buildCardConfigMap(owner, await sign(ref.interim.card), unavailable) }
+            : {}),
         },
         signal,
       );
+    } else if (decision.shrink) {
+      const card = await sign(decision.shrink.card);
+      if (card !== decision.shrink.card && decision.status.advertised)
+        decision.status.advertised.signatures = 'Resigned';
+      await this.applyShrinkDecision(owner, serviceName, { ...decision.shrink, card }, log, signal);
     }
     for (const g of decision.gates) {
       try {
@@ -262,6 +317,106 @@ export class AgentReconciler {
       ? { requeueAfterMs: spec.probe.periodSeconds * 1000 }
       : { requeueAfterMs: Math.max(MIN_REQUEUE_MS, next - this.now()) };
   };
+
+  /**
+   * The fast removal path (pod events): applies the shrink rule from the caches and what memory
+   * already knows, without probing, Secrets or status. It runs beside a reconcile that may be
+   * waiting on slow probes, so a pod that left is withdrawn within the watch latency.
+   */
+  withdraw = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
+    const { namespace, name } = splitKey(key);
+    const agent = this.deps.agents.get(namespace, name);
+    const parsed = A2AAgentSpec.safeParse(agent?.spec);
+    if (!agent || !parsed.success || parsed.data.routing.mode !== 'Enforce') return {};
+    const spec = parsed.data;
+    const owner: Owner = { name, namespace, uid: agent.metadata?.uid ?? '' };
+    const serviceName = serviceNameOf(spec, name);
+    const generation = agent.metadata?.generation;
+    await this.shrinkNow(
+      key,
+      owner,
+      generation,
+      spec,
+      serviceName,
+      this.selectedPods(spec, namespace),
+      signal,
+    );
+    return {};
+  };
+
+  private selectedPods(spec: A2AAgentSpec, namespace: string): ObservedPod[] {
+    return this.deps.pods
+      .list(namespace)
+      .filter((p) => matchesSelector(spec.selector, p.metadata?.labels))
+      .map(observePod)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Shrink from memory alone; endpoints only (the card, which may need signing, follows in the reconcile). */
+  private async shrinkNow(
+    key: string,
+    owner: Owner,
+    generation: number | undefined,
+    spec: A2AAgentSpec,
+    serviceName: string,
+    pods: ObservedPod[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    const current = currentRouting(this.deps.owned, owner, serviceName);
+    if (current.slices.length === 0) return;
+    // Verdicts made under another spec or for another object with this name are no evidence.
+    const mem = this.memory.peek(key);
+    const observations = rememberedObservations(
+      pods,
+      mem?.uid === owner.uid && mem.generation === generation ? mem : undefined,
+      spec.probe.failureThreshold,
+    );
+    const shrink = decideShrink(
+      spec,
+      { spec, namespace: owner.namespace, serviceName },
+      observations,
+      current,
+    );
+    if (shrink.removed.length === 0) return;
+    await this.applyShrinkDecision(
+      owner,
+      serviceName,
+      { ...shrink, cardChanged: false },
+      this.deps.log.child({ agent: key }),
+      signal,
+    );
+  }
+
+  private async applyShrinkDecision(
+    owner: Owner,
+    serviceName: string,
+    shrink: ShrinkDecision,
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { writes } = await applyShrink(
+      this.deps.client,
+      this.deps.owned,
+      owner,
+      {
+        slices: shrink.slices.map((s) => sliceWithEndpoints(owner, serviceName, s, s.endpoints)),
+        ...(shrink.cardChanged
+          ? {
+              configMap: buildCardConfigMap(
+                owner,
+                shrink.card,
+                'no advertised interface has an endpoint left (full routing held)',
+              ),
+            }
+          : {}),
+      },
+      signal,
+    );
+    if (writes > 0) {
+      for (const r of shrink.removed)
+        log.info({ slice: r.slice, address: r.address, pod: r.pod }, `withdrawn: ${r.why}`);
+    }
+  }
 
   /** The cached agent, with the status this replica wrote instead when the cache has not caught up. */
   private readYourWrites(key: string, cached: AgentObject | undefined): AgentObject | undefined {

@@ -65,6 +65,7 @@ export class Manager {
   private readonly prober: Prober;
   readonly controller: Controller;
   readonly reconciler: AgentReconciler;
+  private readonly withdrawals: Controller;
   private readonly events: EventRecorder;
   private servers: Server[] = [];
   private elector?: LeaderElector;
@@ -140,8 +141,13 @@ export class Manager {
         enqueue(o);
       },
     });
+    // Pod events also go to the removal path, which never waits behind a reconcile's probes.
+    this.withdrawals = new Controller({ name: 'a2aagent-withdraw', reconcile: this.reconciler.withdraw });
     const podChanged = (p: V1Pod) => {
-      for (const key of this.reconciler.agentsForPod(p)) this.controller.enqueue(key);
+      for (const key of this.reconciler.agentsForPod(p)) {
+        this.controller.enqueue(key);
+        this.withdrawals.enqueue(key);
+      }
     };
     this.pods.addHandlers({
       onAdd: podChanged,
@@ -213,6 +219,7 @@ export class Manager {
     let reason: StopReason = 'signal';
     if (!this.opts.leaderElection) {
       this.controller.start();
+      this.withdrawals.start();
       await aborted(signal);
     } else {
       const lost = new AbortController();
@@ -222,6 +229,7 @@ export class Manager {
         onStartedLeading: () => {
           log.info({ identity: this.identity }, 'became leader; reconciling');
           this.controller.start();
+          this.withdrawals.start();
         },
         onStoppedLeading: () => {
           if (!signal.aborted) {
@@ -245,7 +253,10 @@ export class Manager {
       const stopped = aborted(signal);
       await Promise.race([stopped, once(lost.signal, 'abort')]);
       if (reason === 'signal') {
-        await this.controller.stop({ abortAfterMs: 20_000 });
+        await Promise.all([
+          this.controller.stop({ abortAfterMs: 20_000 }),
+          this.withdrawals.stop({ abortAfterMs: 20_000 }),
+        ]);
         stopElection.abort();
       }
       await electing;
@@ -255,7 +266,10 @@ export class Manager {
   }
 
   private async shutdown(): Promise<void> {
-    await this.controller.stop({ abortAfterMs: 20_000 });
+    await Promise.all([
+      this.controller.stop({ abortAfterMs: 20_000 }),
+      this.withdrawals.stop({ abortAfterMs: 20_000 }),
+    ]);
     await this.events.flush();
     await Promise.all(
       [this.agents, this.pods, this.services, this.slices, this.configMaps].map((s) => s.stop()),

@@ -130,6 +130,35 @@ export function buildEndpointSlices(
   return slices;
 }
 
+/**
+ * The apply body for an owned slice as observed, with its endpoints replaced: only the fields
+ * this operator sets (server-set metadata and foreign labels are left out of the apply). The
+ * observed resourceVersion is a precondition: a body built from a cache that lags a newer write
+ * (one that removed a pod for a reason this shrink does not know) must fail with a conflict and
+ * be retried from the fresh object, not put that pod back.
+ */
+export function sliceWithEndpoints(
+  owner: Owner,
+  serviceName: string,
+  observed: V1EndpointSlice,
+  endpoints: V1EndpointSlice['endpoints'],
+): V1EndpointSlice {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: {
+      ...meta(owner, observed.metadata?.name ?? '', {
+        'kubernetes.io/service-name': serviceName,
+        'endpointslice.kubernetes.io/managed-by': SLICE_MANAGED_BY,
+      }),
+      ...(observed.metadata?.resourceVersion ? { resourceVersion: observed.metadata.resourceVersion } : {}),
+    },
+    addressType: observed.addressType,
+    ports: observed.ports ?? [],
+    endpoints: endpoints ?? [],
+  };
+}
+
 export function cardConfigMapName(agentName: string): string {
   return `${agentName}-agent-card`;
 }

@@ -27,6 +27,7 @@ const METRICS = [
   'reaction: gRPC broken -> pod out of the EndpointSlice, p50 / p99 / max (s)',
   'reaction: gRPC healed -> pod back in the EndpointSlice, p50 / p99 / max (s)',
   'reaction events that timed out',
+  'pod event -> withdrawn from every slice, p50 / p99 / max (s)',
   'API writes per break/heal event',
   'operator RSS at the end (MiB)',
   'operator heap used / total at the end (MiB)',

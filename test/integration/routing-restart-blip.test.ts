@@ -1,0 +1,104 @@
+// Hysteresis survives restarts (DESIGN 4, 5.2): a new operator process starts with an empty
+// probe memory. "Was verified" is seeded from what is advertised and routed now, so one failed
+// probe right after the restart is a first failure (reprobed fast), not a withdrawal: under a
+// one-probe blip nothing leaves the slices or the card.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as k8s from '@kubernetes/client-node';
+import { useCluster, type Cluster } from '../harness/cluster.js';
+import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { condition, waitAgent, waitFor } from '../harness/wait.js';
+
+let cluster: Cluster;
+let ns: string;
+let operator: OperatorProcess | undefined;
+const pods: AgentPod[] = [];
+
+async function grpcRouted(): Promise<string[]> {
+  const api = cluster.kc.makeApiClient(k8s.DiscoveryV1Api);
+  const s = await api.readNamespacedEndpointSlice({ name: 'blip-grpc', namespace: ns });
+  return (s.endpoints ?? []).flatMap((e) => e.addresses).sort();
+}
+
+async function grpcProbes(op: OperatorProcess, failed: boolean): Promise<number> {
+  const text = await op.metrics();
+  let n = 0;
+  for (const m of text.matchAll(/^a2a_operator_probes_total\{([^}]*)\} (\d+)/gm)) {
+    const labels = m[1]!;
+    if (!labels.includes('binding="GRPC"')) continue;
+    if (labels.includes('state="Verified"') !== failed) n += Number(m[2]);
+  }
+  return n;
+}
+
+before(async () => {
+  cluster = await useCluster();
+  ns = await cluster.createNamespace('blip');
+  for (const i of [0, 1]) {
+    pods.push(
+      await startAgentPod(cluster, {
+        namespace: ns,
+        name: `blip-${i}`,
+        labels: { app: 'blip' },
+        config: healthyAgentConfig(`blip.${ns}.svc`),
+      }),
+    );
+  }
+  // A high threshold leaves seconds between the first failure and its confirmation.
+  await apply(
+    cluster,
+    agentManifest(
+      ns,
+      'blip',
+      healthySpec('blip', { periodSeconds: 8, timeoutSeconds: 2, failureThreshold: 5 }),
+    ),
+  );
+});
+
+after(async () => {
+  await operator?.stop();
+  await Promise.all(pods.map((p) => p.destroy()));
+});
+
+test('an operator restarted under a one-probe blip withdraws nothing', async () => {
+  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
+  await operator.waitReady();
+  await waitAgent(cluster, ns, 'blip', 'Ready', (a) => condition(a, 'Ready')?.status === 'True', 60_000);
+  const all = pods.map((p) => p.ip).sort();
+  assert.deepEqual(await grpcRouted(), all);
+  await operator.stop();
+
+  // gRPC on pod 0 is down when the new process probes it first, and back right after.
+  await pods[0]!.control('/grpc', { running: false });
+  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
+  const op = operator;
+  const seen: string[] = [];
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      const ips = await grpcRouted().catch(() => all);
+      if (JSON.stringify(ips) !== JSON.stringify(all)) seen.push(`grpc slice ${ips.join(',') || '(empty)'}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  try {
+    await op.waitReady();
+    await waitFor('the first failed gRPC probe', async () => (await grpcProbes(op, true)) > 0, 60_000, 100);
+    await pods[0]!.control('/grpc', { running: true });
+    const before = await grpcProbes(op, false);
+    await waitFor(
+      'gRPC verified again on both pods',
+      async () => (await grpcProbes(op, false)) >= before + 1,
+      60_000,
+    );
+    const a = await waitAgent(cluster, ns, 'blip', 'status', () => true);
+    assert.equal(a.status?.interfaces?.[2]?.advertised, true, 'gRPC stays advertised');
+    assert.equal(a.status?.interfaces?.[2]?.state, 'Verified');
+  } finally {
+    watching = false;
+    await watcher;
+  }
+  assert.deepEqual(seen, [], 'the grpc slice kept both pods throughout');
+});

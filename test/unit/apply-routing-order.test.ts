@@ -1,0 +1,190 @@
+// Make before break (DESIGN 4 safety invariant at every instant): the routing writes of one
+// reconcile are ordered so that between any two of them every advertised interface is verified
+// on every endpoint of its port. A card that loses interfaces is written before slices that
+// grow because of it; a card that gains interfaces after slices that shrink for it; a card
+// that does both is written twice. Recorded against a fake client whose caches follow the writes.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubernetesObject, V1ConfigMap, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import { InterfaceState } from '../../src/api/conditions.js';
+import { parseCard, CardParseError } from '../../src/card/index.js';
+import { applyRouting, type OwnedCaches } from '../../src/controller/apply-routing.js';
+import { decide, type CurrentRouting } from '../../src/controller/decide.js';
+import { mapInterfaces } from '../../src/controller/interface-map.js';
+import { interfaceKey, type PodObservation } from '../../src/controller/observed.js';
+import type { ApiRequest, KubeClient } from '../../src/kube/client.js';
+import { advertisedCard } from '../../src/routing/advertised-card.js';
+import {
+  buildCardConfigMap,
+  buildEndpointSlices,
+  buildService,
+  CARD_KEY,
+  type Owner,
+} from '../../src/routing/objects.js';
+import { input, keys, okCard, parsed, pod, spec, V, v1Raw, type VerdictSpec } from './reconcile-fixtures.js';
+
+const S = InterfaceState;
+const owner: Owner = { name: 'billing', namespace: 'payments', uid: 'uid-agent' };
+const card = okCard(v1Raw());
+const K = keys(parsed(v1Raw())); // J, R on http; G on grpc
+const [J, R, G] = K as [string, string, string];
+const IP: Record<string, string> = { a: '10.0.0.1', b: '10.0.0.2' };
+const ctx = { spec: spec(), namespace: owner.namespace, serviceName: 'billing' };
+
+function pods(states: Record<string, VerdictSpec[]>): PodObservation[] {
+  return Object.entries(states).map(([name, s]) => {
+    const p = pod(name, card, s);
+    return { ...p, pod: { ...p.pod, ip: IP[name]! } };
+  });
+}
+
+/** The objects of a routing state: card publishing `cardKeys`, each port routed to the named pods. */
+function state(cardKeys: string[], endpoints: Record<string, string[]>, obs: PodObservation[]) {
+  const plan = {
+    advertised: cardKeys,
+    endpoints: new Map(Object.entries(endpoints).map(([p, n]) => [p, n.map((x) => `uid-${x}`)])),
+  };
+  const mapped = mapInterfaces(parsed(v1Raw()), ctx);
+  return {
+    slices: buildEndpointSlices(owner, 'billing', ctx.spec, plan, obs, mapped),
+    configMap: buildCardConfigMap(owner, advertisedCard(parsed(v1Raw()), new Set(cardKeys)), 'none'),
+    service: buildService(owner, 'billing', ctx.spec, mapped),
+  };
+}
+
+/** A client and caches over one in-memory store; every write lands in the store (and the log). */
+function cluster(initial: KubernetesObject[]) {
+  const store = new Map<string, KubernetesObject>();
+  for (const o of initial) store.set(`${o.kind}/${o.metadata!.name}`, structuredClone(o));
+  const log: string[] = [];
+  const snapshots: Map<string, KubernetesObject>[] = [];
+  const client = {
+    request: (req: ApiRequest) => {
+      const body = (typeof req.body === 'string' ? JSON.parse(req.body) : req.body) as KubernetesObject;
+      if (req.method === 'PATCH' && body?.kind) {
+        store.set(`${body.kind}/${body.metadata!.name}`, structuredClone(body));
+        log.push(`${body.kind}/${body.metadata!.name}`);
+        snapshots.push(new Map(store));
+      }
+      return Promise.resolve(body ?? {});
+    },
+  } as unknown as KubeClient;
+  const of = <T>(kind: string) => ({
+    get: (_ns: string, name: string) => store.get(`${kind}/${name}`) as T | undefined,
+    list: () => [...store.entries()].filter(([k]) => k.startsWith(`${kind}/`)).map(([, v]) => v as T),
+  });
+  const caches: OwnedCaches = {
+    services: of<V1Service>('Service'),
+    slices: of<V1EndpointSlice>('EndpointSlice'),
+    configMaps: of<V1ConfigMap>('ConfigMap'),
+  };
+  const current = (): CurrentRouting => {
+    const text = (store.get('ConfigMap/billing-agent-card') as V1ConfigMap | undefined)?.data?.[CARD_KEY];
+    const c = text ? parseCard(JSON.parse(text)) : undefined;
+    return {
+      slices: caches.slices.list('payments'),
+      ...(c && !(c instanceof CardParseError) ? { card: c } : {}),
+    };
+  };
+  return { client, caches, log, snapshots, current, snapshot: () => new Map(store) };
+}
+
+/** `key@pod` pairs where the card advertises key and its port routes to a pod that does not verify it. */
+function violations(snapshot: Map<string, KubernetesObject>, obs: PodObservation[]): Set<string> {
+  const out = new Set<string>();
+  const text = (snapshot.get('ConfigMap/billing-agent-card') as V1ConfigMap | undefined)?.data?.[CARD_KEY];
+  if (!text) return out;
+  const c = parseCard(JSON.parse(text));
+  if (c instanceof CardParseError) throw c;
+  for (const m of mapInterfaces(c, ctx)) {
+    if (!m.mapped) continue;
+    const slice = snapshot.get(`EndpointSlice/billing-${m.port.name}`) as V1EndpointSlice | undefined;
+    for (const e of slice?.endpoints ?? []) {
+      const p = obs.find((o) => o.pod.uid === e.targetRef?.uid);
+      if (p?.verdicts.get(m.key)?.state !== S.Verified)
+        out.add(`${interfaceKey(m.iface)}@${e.targetRef?.name}`);
+    }
+  }
+  return out;
+}
+
+async function transition(
+  before: { card: string[]; endpoints: Record<string, string[]> },
+  now: Record<string, VerdictSpec[]>,
+) {
+  const obs = pods(now);
+  const init = state(before.card, before.endpoints, obs);
+  const c = cluster([init.service, ...init.slices, init.configMap]);
+  const initial = violations(c.snapshot(), obs);
+  const d = decide(input({ pods: obs, current: c.current() }));
+  assert.ok(d.routing, 'full routing expected');
+  const r = d.routing;
+  const mapped = mapInterfaces(parsed(v1Raw()), ctx);
+  await applyRouting(c.client, c.caches, owner, 'billing', {
+    service: buildService(owner, 'billing', ctx.spec, mapped),
+    slices: buildEndpointSlices(owner, 'billing', ctx.spec, r.plan, r.pods, mapped),
+    configMap: buildCardConfigMap(owner, r.card, 'none'),
+    ...(r.interim ? { interimConfigMap: buildCardConfigMap(owner, r.interim.card, 'none') } : {}),
+  });
+  // No write may introduce a violation; the last leaves none.
+  for (const [i, snap] of c.snapshots.entries()) {
+    for (const v of violations(snap, obs))
+      assert.ok(initial.has(v), `write ${i + 1} (${c.log[i]}) introduced ${v}; order ${c.log.join(' → ')}`);
+  }
+  assert.equal(violations(c.snapshots.at(-1) ?? new Map(), obs).size, 0);
+  return { log: c.log, decision: d };
+}
+
+describe('apply-routing: make before break', () => {
+  it('dropping an interface lets a slice grow: the card without it is written first', async () => {
+    // R was verified on a only, so http routed to a only; now R failed on a (confirmed): R goes,
+    // and http grows to b, which lacked only R.
+    const { log } = await transition(
+      { card: [J, R, G], endpoints: { http: ['a'], grpc: ['a', 'b'] } },
+      { a: [V, S.Unimplemented, V], b: [V, S.Unimplemented, V] },
+    );
+    assert.deepEqual(log, ['ConfigMap/billing-agent-card', 'EndpointSlice/billing-http']);
+  });
+
+  it('adding an interface shrinks a slice: slices first, then the card', async () => {
+    const { log } = await transition(
+      { card: [J, G], endpoints: { http: ['a', 'b'], grpc: ['a', 'b'] } },
+      { a: [V, V, V], b: [V, S.Unimplemented, V] },
+    );
+    assert.deepEqual(log, ['EndpointSlice/billing-http', 'ConfigMap/billing-agent-card']);
+  });
+
+  it('dropping one interface and adding another: the card is written twice around the slices', async () => {
+    // R goes (failed on a), G comes (verified now on both): the interim card has J only.
+    const { log } = await transition(
+      { card: [J, R], endpoints: { http: ['a'], grpc: [] } },
+      { a: [V, S.Unimplemented, V], b: [V, S.Unimplemented, V] },
+    );
+    assert.deepEqual(log, [
+      'ConfigMap/billing-agent-card',
+      'EndpointSlice/billing-http',
+      'EndpointSlice/billing-grpc',
+      'ConfigMap/billing-agent-card',
+    ]);
+  });
+
+  it('nothing published yet (first apply): slices, then the card; no interim write', async () => {
+    const obs = pods({ a: allV(), b: allV() });
+    const c = cluster([]);
+    const d = decide(input({ pods: obs, current: c.current() }));
+    assert.equal(d.routing?.interim, undefined);
+  });
+
+  it('the card only losing: written once, before the slices', async () => {
+    const { log, decision } = await transition(
+      { card: [J, R, G], endpoints: { http: ['a', 'b'], grpc: ['a', 'b'] } },
+      { a: [V, V, S.Unimplemented], b: [V, V, S.Unimplemented] },
+    );
+    assert.ok(decision.routing?.interim);
+    assert.deepEqual(log, ['ConfigMap/billing-agent-card', 'EndpointSlice/billing-grpc']);
+  });
+});
+
+function allV(): VerdictSpec[] {
+  return [V, V, V];
+}

@@ -1,0 +1,145 @@
+// Hysteresis survives restarts and leader changes (DESIGN 4, 5.2): "was verified" is seeded from
+// what is advertised and routed now, so the first failure after a restart is a first failure
+// (kept Verified, reprobed fast), not a withdrawal. And memory belongs to one agent object: a
+// delete and recreate under the same name starts afresh.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1EndpointSlice } from '@kubernetes/client-node';
+import { A2AAgentSpec } from '../../src/api/a2aagent.js';
+import { InterfaceState } from '../../src/api/conditions.js';
+import { observePods } from '../../src/controller/observe-pods.js';
+import type { ProbeBackend } from '../../src/controller/probe-backend.js';
+import { MemoryStore, podMemory } from '../../src/controller/agent-memory.js';
+import { recordProbe, seededRecord, seedFromRouting, seedKey } from '../../src/controller/probe-memory.js';
+
+const slice = (port: string, endpoints: { uid: string; ip: string; ready?: boolean }[]): V1EndpointSlice => ({
+  addressType: 'IPv4',
+  ports: [{ name: port, port: 1 }],
+  endpoints: endpoints.map((e) => ({
+    addresses: [e.ip],
+    conditions: { ready: e.ready ?? true },
+    targetRef: { kind: 'Pod', uid: e.uid },
+  })),
+});
+const published = [
+  { key: 'J', portName: 'http' },
+  { key: 'R', portName: 'http' },
+  { key: 'G', portName: 'grpc' },
+  { key: 'U' },
+];
+
+describe('seedFromRouting', () => {
+  it('a pod in a port slice is seeded with the published interfaces of that port, at its address', () => {
+    const seed = seedFromRouting(
+      [
+        slice('http', [
+          { uid: 'a', ip: '10.0.0.1' },
+          { uid: 'b', ip: '10.0.0.2' },
+        ]),
+        slice('grpc', [{ uid: 'a', ip: '10.0.0.1' }]),
+      ],
+      published,
+    );
+    assert.deepEqual([...seed.get(seedKey('a', '10.0.0.1'))!].sort(), ['G', 'J', 'R']);
+    assert.deepEqual([...seed.get(seedKey('b', '10.0.0.2'))!].sort(), ['J', 'R']);
+    assert.equal(seed.get(seedKey('b', '10.0.0.9')), undefined, 'a re-addressed pod is not seeded');
+  });
+
+  it('status narrows the seed: an interface status does not call advertised is not seeded', () => {
+    const seed = seedFromRouting([slice('http', [{ uid: 'a', ip: '10.0.0.1' }])], published, new Set(['J']));
+    assert.deepEqual([...seed.get(seedKey('a', '10.0.0.1'))!], ['J']);
+  });
+
+  it('nothing published, or an endpoint marked not ready, seeds nothing', () => {
+    assert.equal(seedFromRouting([slice('http', [{ uid: 'a', ip: '10.0.0.1' }])], []).size, 0);
+    assert.equal(
+      seedFromRouting([slice('http', [{ uid: 'a', ip: '10.0.0.1', ready: false }])], published).size,
+      0,
+    );
+  });
+
+  it('a seeded record is due at once, and its first failure keeps it Verified (reprobed fast); the threshold still withdraws', () => {
+    const timing = { periodMs: 30_000, failureThreshold: 3, random: () => 0.5 };
+    const seeded = seededRecord(1000);
+    assert.equal(seeded.dueAt, 1000);
+    const fail = { state: InterfaceState.Unreachable, reason: 'Unreachable', message: 'ECONNREFUSED' };
+    const one = recordProbe(seeded, fail, 1000, timing);
+    assert.equal(one.verdict.state, InterfaceState.Verified);
+    assert.equal(one.verdict.pendingFailure?.state, InterfaceState.Unreachable);
+    assert.equal(one.dueAt, 2000, 'fast reprobe');
+    const fresh = recordProbe(undefined, fail, 1000, timing);
+    assert.equal(fresh.verdict.state, InterfaceState.Unreachable, 'without the seed: failing at once');
+    const three = recordProbe(recordProbe(one, fail, 2000, timing), fail, 4000, timing);
+    assert.equal(three.verdict.state, InterfaceState.Unreachable);
+    assert.equal(three.verdict.confirmed, true);
+  });
+});
+
+describe('MemoryStore: one memory per agent object', () => {
+  it('the same name with another UID (deleted and recreated) starts afresh; the same UID keeps its records', () => {
+    const store = new MemoryStore();
+    const m = store.for('ns/a', 1, 'uid-1');
+    podMemory(m, 'pod', '10.0.0.1').probes.set('J', seededRecord(0));
+    assert.equal(store.for('ns/a', 1, 'uid-1').pods.size, 1);
+    assert.equal(store.for('ns/a', 1, 'uid-2').pods.size, 0);
+    assert.equal(store.peek('ns/a')?.uid, 'uid-2');
+  });
+});
+
+describe('observePods with a seed (a restart under a one-probe blip)', () => {
+  const spec = A2AAgentSpec.parse({
+    selector: { matchLabels: { app: 'a' } },
+    ports: [{ name: 'http', port: 8080 }],
+    card: { port: 'http' },
+  });
+  const url = 'http://a.ns.svc:8080/one';
+  const key = `JSONRPC|1.0|${url}|`;
+  const backend = (state: InterfaceState): ProbeBackend => ({
+    fetchCard: () =>
+      Promise.resolve({
+        kind: 'ok',
+        body: {
+          name: 'a',
+          supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+        },
+      }),
+    probe: () => Promise.resolve({ state, reason: state, message: 'connect ECONNREFUSED', durationMs: 1 }),
+  });
+  const pod = {
+    name: 'a-0',
+    uid: 'u',
+    ip: '10.0.0.1',
+    candidate: true,
+    terminating: false,
+    containerPorts: {},
+    gateListed: false,
+  };
+  const observe = (seed?: Map<string, Set<string>>) =>
+    observePods({
+      key: 'ns/a',
+      spec,
+      namespace: 'ns',
+      serviceName: 'a',
+      pods: [pod],
+      memory: new MemoryStore().for('ns/a', 1, 'uid'),
+      backend: backend(InterfaceState.Unreachable),
+      credentials: {},
+      now: () => 1_000_000,
+      ...(seed ? { seed } : {}),
+    });
+
+  it('routed and advertised before: the first failure keeps it Verified, with the failure pending', async () => {
+    const res = await observe(new Map([[seedKey('u', '10.0.0.1'), new Set([key])]]));
+    const v = res.observations[0]!.verdicts.get(key)!;
+    assert.equal(v.state, 'Verified');
+    assert.equal(v.pendingFailure?.state, 'Unreachable');
+    assert.equal(res.nextDueAt, 1_001_000, 'reprobed fast');
+  });
+
+  it('without the seed (or seeded at another address) the same failure is reported at once', async () => {
+    for (const seed of [undefined, new Map([[seedKey('u', '10.0.0.9'), new Set([key])]])]) {
+      const res = await observe(seed);
+      assert.equal(res.observations[0]!.verdicts.get(key)!.state, 'Unreachable');
+    }
+  });
+});
