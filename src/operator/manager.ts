@@ -218,8 +218,7 @@ export class Manager {
 
     let reason: StopReason = 'signal';
     if (!this.opts.leaderElection) {
-      this.controller.start();
-      this.withdrawals.start();
+      this.startControllers();
       await aborted(signal);
     } else {
       const lost = new AbortController();
@@ -228,8 +227,7 @@ export class Manager {
         identity: this.identity,
         onStartedLeading: () => {
           log.info({ identity: this.identity }, 'became leader; reconciling');
-          this.controller.start();
-          this.withdrawals.start();
+          this.startControllers();
         },
         onStoppedLeading: () => {
           if (!signal.aborted) {
@@ -239,7 +237,7 @@ export class Manager {
               'lost the lease; exiting so no two replicas reconcile at once',
             );
             // In-flight reconciles stop now (their writes are refused already: mayWrite).
-            void this.controller.stop({ abortAfterMs: 0 });
+            void this.stopControllers(0);
           }
           lost.abort();
         },
@@ -253,10 +251,7 @@ export class Manager {
       const stopped = aborted(signal);
       await Promise.race([stopped, once(lost.signal, 'abort')]);
       if (reason === 'signal') {
-        await Promise.all([
-          this.controller.stop({ abortAfterMs: 20_000 }),
-          this.withdrawals.stop({ abortAfterMs: 20_000 }),
-        ]);
+        await this.stopControllers(20_000);
         stopElection.abort();
       }
       await electing;
@@ -265,11 +260,18 @@ export class Manager {
     return reason;
   }
 
+  /** The reconcile queue and the fast withdrawal queue run together, as leader (or alone). */
+  private startControllers(): void {
+    this.controller.start();
+    this.withdrawals.start();
+  }
+
+  private async stopControllers(abortAfterMs: number): Promise<void> {
+    await Promise.all([this.controller.stop({ abortAfterMs }), this.withdrawals.stop({ abortAfterMs })]);
+  }
+
   private async shutdown(): Promise<void> {
-    await Promise.all([
-      this.controller.stop({ abortAfterMs: 20_000 }),
-      this.withdrawals.stop({ abortAfterMs: 20_000 }),
-    ]);
+    await this.stopControllers(20_000);
     await this.events.flush();
     await Promise.all(
       [this.agents, this.pods, this.services, this.slices, this.configMaps].map((s) => s.stop()),
