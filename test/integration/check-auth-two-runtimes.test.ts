@@ -42,7 +42,9 @@ for (const rt of RUNTIMES) {
     const a = await startLocalAgent(rt, { grpc: {}, authToken: 's3cret' });
     agents.push(a);
     const base = `http://127.0.0.1:${a.ports.http}`;
-    const none = await runCli(['check', base, '--output', 'json']);
+    // gRPC listens on another port of the same host: check dials it only when allowed.
+    const allow = ['--allow-port', String(a.ports.grpc)];
+    const none = await runCli(['check', base, ...allow, '--output', 'json']);
     assert.equal(none.code, 1, none.stdout + none.stderr);
     const json = JSON.parse(none.stdout) as CheckJson;
     assert.deepEqual(
@@ -53,7 +55,7 @@ for (const rt of RUNTIMES) {
         'GRPC=AuthRequired/InterfaceAuthRequired',
       ],
     );
-    const withToken = await runCli(['check', base, '--token', 's3cret', '--output', 'json']);
+    const withToken = await runCli(['check', base, ...allow, '--token', 's3cret', '--output', 'json']);
     assert.equal(withToken.code, 0, withToken.stdout + withToken.stderr);
     assert.deepEqual(
       (JSON.parse(withToken.stdout) as CheckJson).interfaces.map((i) => i.state),
