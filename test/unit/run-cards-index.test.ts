@@ -5,12 +5,13 @@ import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { UsageError } from '../../src/cli/cli-errors.js';
 import { command } from '../../src/cli/commands/run.js';
+import { SecretRedactor } from '../../src/cli/secret-redactor.js';
 
 function io() {
   const stdout = new PassThrough();
   let text = '';
   stdout.on('data', (c: Buffer) => (text += c.toString()));
-  return { io: { stdout, stderr: new PassThrough() }, text: () => text };
+  return { io: { stdout, stderr: new PassThrough(), secrets: new SecretRedactor() }, text: () => text };
 }
 
 test('--help documents --cards-index and its environment variable', async () => {

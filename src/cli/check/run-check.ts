@@ -12,7 +12,6 @@ import {
   CardParseError,
   interfaceEligibility,
   parseCard,
-  redactUrl,
   staticChecks,
   trimTrailingSlashes,
   type ParsedCard,
@@ -26,6 +25,7 @@ import type { ConnectToRule } from './connect-to.js';
 import { bareHost, dialDecision, type DialPolicy } from './dial-policy.js';
 import { Deadline } from './deadline.js';
 import { HostPins, type Resolve } from './host-pins.js';
+import { redactUrlCredentials } from '../../text/redact-credentials.js';
 
 export interface CheckOptions {
   baseUrl?: URL;
@@ -158,7 +158,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
           protocolVersion: iface.protocolVersion,
           ...(iface.tenant ? { tenant: iface.tenant } : {}),
         };
-        const what = `${iface.protocolBinding} ${redactUrl(iface.url)}`;
+        const what = `${iface.protocolBinding} ${redactUrlCredentials(iface.url)}`;
         const notDialled = (
           state: typeof InterfaceState.Ineligible | typeof InterfaceState.Unmapped,
           message: string,

@@ -9,7 +9,7 @@ import { parseConnectTo } from '../check/connect-to.js';
 import { parseAllowPorts } from '../check/dial-policy.js';
 import { parseDuration } from '../check/duration.js';
 import { readCardFile } from '../check/read-card-file.js';
-import { credentialsIn, redactCredentials } from '../check/redact-credentials.js';
+import { credentialsIn, redactCredentials } from '../../text/redact-credentials.js';
 import { redactReport } from '../check/redact-report.js';
 import { renderTable } from '../check/render-table.js';
 import { runCheck, type CheckOptions } from '../check/run-check.js';
