@@ -6,6 +6,7 @@
 import { Client, type Dispatcher } from 'undici';
 import { CardReason } from '../api/conditions.js';
 import { cardJsonProblem, MAX_CARD_DEPTH } from '../card/card-json.js';
+import { displayUrl } from '../text/display-url.js';
 import { readBounded } from './bounded-body.js';
 import { withDeadline } from './deadline.js';
 import { hostPort } from './dial-target.js';
@@ -70,6 +71,24 @@ function urlHostOf(hostHeader: string): string {
   }
 }
 
+/**
+ * Where JSON.parse stopped, as a byte offset into the body, or undefined when it does not say.
+ * Only V8's position number is taken from its message, never its text.
+ */
+export function syntaxErrorOffset(err: unknown, text: string): number | undefined {
+  const message = err instanceof Error ? err.message : '';
+  if (message.startsWith('Unexpected end of JSON input')) return Buffer.byteLength(text, 'utf8');
+  const marker = ' at position ';
+  const i = message.indexOf(marker);
+  if (i < 0) return undefined;
+  let end = i + marker.length;
+  while (end < message.length && message[end]! >= '0' && message[end]! <= '9') end++;
+  const chars = Number(message.slice(i + marker.length, end));
+  return end > i + marker.length && chars <= text.length
+    ? Buffer.byteLength(text.slice(0, chars), 'utf8')
+    : undefined;
+}
+
 export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult> {
   const maxBytes = opts.maxBytes ?? MAX_CARD_BYTES;
   const where = `${opts.scheme}://${opts.hostHeader}${opts.path} (dialled ${hostPort(opts.address, opts.port)})`;
@@ -128,10 +147,11 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
       await res.body.dump();
+      // The server's Location is shown only as displayUrl makes any card URL: redacted, escaped, clipped.
       const location = header(res.headers.location);
       return fail(
         CardReason.CardFetchFailed,
-        `HTTP ${res.statusCode} redirect${location ? ` to ${location}` : ''} not followed; serve the card at this path`,
+        `redirect (HTTP ${res.statusCode})${location ? ` to ${displayUrl(location)}` : ''}, not followed; serve the card at this path`,
         { httpStatus: res.statusCode },
       );
     }
@@ -161,12 +181,17 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
       );
     }
     let body: unknown;
+    const text = raw.toString('utf8');
     try {
-      body = JSON.parse(raw.toString('utf8'));
+      body = JSON.parse(text);
     } catch (err) {
-      return fail(CardReason.CardInvalid, `the card is not valid JSON (${(err as Error).message})`, {
-        httpStatus: 200,
-      });
+      // Not the parser's message: it quotes a snippet of the body (a partial token, control characters).
+      const at = syntaxErrorOffset(err, text);
+      return fail(
+        CardReason.CardInvalid,
+        `the card is not valid JSON${at === undefined ? '' : ` at byte ${at}`}`,
+        { httpStatus: 200 },
+      );
     }
     // Too deep, or a number JSON.parse turns into Infinity: a verdict here, not a throw later.
     const problem = cardJsonProblem(body);
