@@ -3,27 +3,11 @@
  * one byte past the cap so a huge file or a device never fills memory. Every failure is an
  * ExitError(2) naming the card reason, never a stack trace.
  */
-import { open } from 'node:fs/promises';
 import { CardReason } from '../../api/conditions.js';
-import { MAX_CARD_BYTES, MAX_CARD_DEPTH } from '../../probe/fetch-card.js';
+import { MAX_CARD_BYTES, MAX_CARD_DEPTH, syntaxErrorOffset } from '../../probe/fetch-card.js';
 import { exceedsDepth } from '../../probe/json-depth.js';
 import { ExitError } from '../cli-errors.js';
-
-async function readAtMost(file: string, max: number): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(max);
-    let length = 0;
-    while (length < max) {
-      const { bytesRead } = await handle.read(buf, length, max - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    return buf.subarray(0, length);
-  } finally {
-    await handle.close();
-  }
-}
+import { readAtMost } from './read-at-most.js';
 
 export async function readCardFile(file: string, maxBytes = MAX_CARD_BYTES): Promise<unknown> {
   let raw: Buffer;
@@ -41,12 +25,15 @@ export async function readCardFile(file: string, maxBytes = MAX_CARD_BYTES): Pro
       `${CardReason.CardTooLarge}: ${file} is larger than the ${maxBytes}-byte card limit`,
     );
   let body: unknown;
+  const text = raw.toString('utf8');
   try {
-    body = JSON.parse(raw.toString('utf8'));
+    body = JSON.parse(text);
   } catch (err) {
+    // Not the parser's message: it quotes a snippet of the file, as fetch-card.ts explains.
+    const at = syntaxErrorOffset(err, text);
     throw new ExitError(
       2,
-      `${CardReason.CardInvalid}: ${file} is not valid JSON (${(err as Error).message})`,
+      `${CardReason.CardInvalid}: ${file} is not valid JSON${at === undefined ? '' : ` at byte ${at}`}`,
     );
   }
   if (exceedsDepth(body, MAX_CARD_DEPTH))
