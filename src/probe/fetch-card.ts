@@ -5,9 +5,10 @@
  */
 import { Client, type Dispatcher } from 'undici';
 import { CardReason } from '../api/conditions.js';
-import { cardJsonProblem, MAX_CARD_DEPTH } from '../card/card-json.js';
+import { MAX_CARD_DEPTH } from '../card/card-json.js';
 import { displayUrl } from '../text/display-url.js';
 import { readBounded } from './bounded-body.js';
+import { parseCardBody } from './parse-card-body.js';
 import { withDeadline } from './deadline.js';
 import { hostPort } from './dial-target.js';
 import { MAX_HEADER_BYTES } from './http-pools.js';
@@ -69,24 +70,6 @@ function urlHostOf(hostHeader: string): string {
   } catch {
     return hostHeader;
   }
-}
-
-/**
- * Where JSON.parse stopped, as a byte offset into the body, or undefined when it does not say.
- * Only V8's position number is taken from its message, never its text.
- */
-export function syntaxErrorOffset(err: unknown, text: string): number | undefined {
-  const message = err instanceof Error ? err.message : '';
-  if (message.startsWith('Unexpected end of JSON input')) return Buffer.byteLength(text, 'utf8');
-  const marker = ' at position ';
-  const i = message.indexOf(marker);
-  if (i < 0) return undefined;
-  let end = i + marker.length;
-  while (end < message.length && message[end]! >= '0' && message[end]! <= '9') end++;
-  const chars = Number(message.slice(i + marker.length, end));
-  return end > i + marker.length && chars <= text.length
-    ? Buffer.byteLength(text.slice(0, chars), 'utf8')
-    : undefined;
 }
 
 export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult> {
@@ -180,23 +163,15 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
         },
       );
     }
-    let body: unknown;
-    const text = raw.toString('utf8');
-    try {
-      body = JSON.parse(text);
-    } catch (err) {
-      // Not the parser's message: it quotes a snippet of the body (a partial token, control characters).
-      const at = syntaxErrorOffset(err, text);
-      return fail(
-        CardReason.CardInvalid,
-        `the card is not valid JSON${at === undefined ? '' : ` at byte ${at}`}`,
-        { httpStatus: 200 },
-      );
-    }
-    // Too deep, or a number JSON.parse turns into Infinity: a verdict here, not a throw later.
-    const problem = cardJsonProblem(body);
-    if (problem) return fail(CardReason.CardInvalid, problem, { httpStatus: 200 });
-    return { kind: 'ok', body, raw, ...(etag ? { etag } : {}), ...(contentType ? { contentType } : {}) };
+    const parsed = parseCardBody(raw);
+    if ('problem' in parsed) return fail(CardReason.CardInvalid, parsed.problem, { httpStatus: 200 });
+    return {
+      kind: 'ok',
+      body: parsed.body,
+      raw,
+      ...(etag ? { etag } : {}),
+      ...(contentType ? { contentType } : {}),
+    };
   } catch (err) {
     const code = errorCode(err) ?? 'UNKNOWN';
     return fail(CardReason.CardFetchFailed, `request failed (${code})`, { errorCode: code });

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { fetchCard, syntaxErrorOffset } from '../../src/probe/fetch-card.js';
+import { fetchCard } from '../../src/probe/fetch-card.js';
+import { syntaxErrorOffset } from '../../src/probe/parse-card-body.js';
 
 const TOKEN = 'ghp_LeakedTok3n';
 

@@ -1,11 +1,12 @@
 /**
- * `--card FILE`: read with the limits a fetched card has (1 MiB, nesting depth), reading at most
- * one byte past the cap so a huge file or a device never fills memory. Every failure is an
- * ExitError(2) naming the card reason, never a stack trace.
+ * `--card FILE`: read with the limits a fetched card has (1 MiB, nesting depth, numbers in the
+ * double range; parse-card-body.ts), reading at most one byte past the cap so a huge file or a
+ * device never fills memory. Every failure is an ExitError(2) naming the card reason, never a
+ * stack trace.
  */
 import { CardReason } from '../../api/conditions.js';
-import { MAX_CARD_BYTES, MAX_CARD_DEPTH, syntaxErrorOffset } from '../../probe/fetch-card.js';
-import { exceedsDepth } from '../../probe/json-depth.js';
+import { MAX_CARD_BYTES } from '../../probe/fetch-card.js';
+import { parseCardBody } from '../../probe/parse-card-body.js';
 import { ExitError } from '../cli-errors.js';
 import { readAtMost } from './read-at-most.js';
 
@@ -24,22 +25,7 @@ export async function readCardFile(file: string, maxBytes = MAX_CARD_BYTES): Pro
       2,
       `${CardReason.CardTooLarge}: ${file} is larger than the ${maxBytes}-byte card limit`,
     );
-  let body: unknown;
-  const text = raw.toString('utf8');
-  try {
-    body = JSON.parse(text);
-  } catch (err) {
-    // Not the parser's message: it quotes a snippet of the file, as fetch-card.ts explains.
-    const at = syntaxErrorOffset(err, text);
-    throw new ExitError(
-      2,
-      `${CardReason.CardInvalid}: ${file} is not valid JSON${at === undefined ? '' : ` at byte ${at}`}`,
-    );
-  }
-  if (exceedsDepth(body, MAX_CARD_DEPTH))
-    throw new ExitError(
-      2,
-      `${CardReason.CardInvalid}: ${file} nests objects or arrays deeper than ${MAX_CARD_DEPTH} levels; it is not read further`,
-    );
-  return body;
+  const parsed = parseCardBody(raw);
+  if ('problem' in parsed) throw new ExitError(2, `${CardReason.CardInvalid}: ${file}: ${parsed.problem}`);
+  return parsed.body;
 }
