@@ -13,7 +13,6 @@ export {
   interfaceEndpoint,
   isEndpointViolation,
   isLoopbackHost,
-  redactUrl,
   trimTrailingSlashes,
   type EndpointViolation,
   type InterfaceEndpoint,

@@ -6,12 +6,15 @@
  */
 import { CardReason } from '../api/conditions.js';
 import { clipText } from '../text/display-text.js';
+import { redactUrlCredentials } from '../text/redact-credentials.js';
 import { ProtocolBinding } from './bindings.js';
 
 /** Longer interface URLs are ineligible: no gateway or client takes one, and every later step stays cheap. */
 export const MAX_URL_BYTES = 8 * 1024;
 /** How much of an over-long URL a message quotes. */
-const QUOTED_URL_CHARS = 64;
+const QUOTED_LONG_URL_CHARS = 64;
+/** How much of any other URL: the reason after it survives the 512-character status clip. */
+const QUOTED_URL_CHARS = 160;
 
 export interface InterfaceEndpoint {
   tls: boolean;
@@ -41,6 +44,11 @@ function stripBrackets(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
+/** The URL as a message quotes it: credentials redacted (a card may carry `?token=`), bounded. */
+function shown(url: string, max = QUOTED_URL_CHARS): string {
+  return clipText(redactUrlCredentials(url), max);
+}
+
 function invalid(message: string): EndpointViolation {
   return { reason: CardReason.InterfaceURLInvalid, message };
 }
@@ -60,14 +68,14 @@ export function interfaceEndpoint(url: string, binding: string): InterfaceEndpoi
   // Checked first, before any parsing, so a megabyte of URL costs one length check.
   if (url.length > MAX_URL_BYTES || Buffer.byteLength(url, 'utf8') > MAX_URL_BYTES) {
     return invalid(
-      `URL ${JSON.stringify(clipText(redactUrl(url), QUOTED_URL_CHARS))} is ${Buffer.byteLength(url, 'utf8')} bytes long, over the ${MAX_URL_BYTES}-byte limit for an interface URL`,
+      `URL ${JSON.stringify(shown(url, QUOTED_LONG_URL_CHARS))} is ${Buffer.byteLength(url, 'utf8')} bytes long, over the ${MAX_URL_BYTES}-byte limit for an interface URL`,
     );
   }
   if (binding === ProtocolBinding.GRPC) {
     const bare = bareHostPort.exec(url);
     if (bare) {
       const port = Number(bare[2]);
-      if (!validPort(port)) return invalid(`gRPC URL ${url} has port ${bare[2]}, outside 1-65535`);
+      if (!validPort(port)) return invalid(`gRPC URL ${shown(url)} has port ${bare[2]}, outside 1-65535`);
       const host = bare[1]!.toLowerCase();
       return {
         tls: true,
@@ -86,13 +94,13 @@ export function interfaceEndpoint(url: string, binding: string): InterfaceEndpoi
   } catch {
     return invalid(
       binding === ProtocolBinding.GRPC
-        ? `gRPC URL ${JSON.stringify(redactUrl(url))} is neither host:port nor an absolute http(s)://host:port URL`
-        : `URL ${JSON.stringify(redactUrl(url))} is not an absolute URL`,
+        ? `gRPC URL ${JSON.stringify(shown(url))} is neither host:port nor an absolute http(s)://host:port URL`
+        : `URL ${JSON.stringify(shown(url))} is not an absolute URL`,
     );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     return invalid(
-      `URL ${redactUrl(url)} uses scheme ${parsed.protocol.slice(0, -1)}; only http and https are allowed`,
+      `URL ${shown(url)} uses scheme ${parsed.protocol.slice(0, -1)}; only http and https are allowed`,
     );
   }
   if (parsed.username || parsed.password) {
@@ -100,14 +108,14 @@ export function interfaceEndpoint(url: string, binding: string): InterfaceEndpoi
       `URL ${parsed.protocol}//…@${parsed.host} embeds credentials; put them in securitySchemes instead`,
     );
   }
-  if (!parsed.hostname) return invalid(`URL ${url} has no host`);
+  if (!parsed.hostname) return invalid(`URL ${shown(url)} has no host`);
   const tls = parsed.protocol === 'https:';
   const port = parsed.port ? Number(parsed.port) : tls ? 443 : 80;
   const host = parsed.hostname.toLowerCase();
   if (binding === ProtocolBinding.GRPC) {
     if ((parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search || parsed.hash) {
       return invalid(
-        `gRPC URL ${url} carries a path, query or fragment; gRPC dials host:port only (write ${parsed.protocol}//${parsed.host})`,
+        `gRPC URL ${shown(url)} carries a path, query or fragment; gRPC dials host:port only (write ${parsed.protocol}//${parsed.host})`,
       );
     }
     return {
@@ -140,12 +148,4 @@ export function isEndpointViolation(v: InterfaceEndpoint | EndpointViolation): v
 export function isLoopbackHost(host: string): boolean {
   const h = stripBrackets(host).toLowerCase();
   return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-
-/** The URL with any embedded password replaced by `***`, for messages and output. */
-export function redactUrl(url: string): string {
-  return url.replace(
-    /^([a-z][a-z0-9+.-]*:\/\/)?([^/@\s:]*)(:[^/@\s]*)?@/i,
-    (_m, scheme: string | undefined, user: string) => `${scheme ?? ''}${user}:***@`,
-  );
 }

@@ -5,12 +5,12 @@
  */
 import { CardReason } from '../api/conditions.js';
 import { clipText } from '../text/display-text.js';
+import { redactUrlCredentials } from '../text/redact-credentials.js';
 import { isKnownBinding, isKnownVersion, ProtocolBinding } from './bindings.js';
 import {
   interfaceEndpoint,
   isEndpointViolation,
   isLoopbackHost,
-  redactUrl,
   trimTrailingSlashes,
   type InterfaceEndpoint,
 } from './interface-endpoint.js';
@@ -47,7 +47,7 @@ export type InterfaceEligibility =
  */
 const QUOTED_CHARS = 160;
 
-const shownUrl = (url: string): string => clipText(redactUrl(url), QUOTED_CHARS);
+const shownUrl = (url: string): string => clipText(redactUrlCredentials(url), QUOTED_CHARS);
 const shown = (text: string): string => clipText(text, 64);
 
 function describe(i: CardInterface): string {

@@ -5,7 +5,7 @@
  */
 import type { Command } from './command.js';
 import { ExitError, UsageError } from './cli-errors.js';
-import { redactCredentials } from './check/redact-credentials.js';
+import { redactCredentials } from '../text/redact-credentials.js';
 import { SecretRedactor } from './secret-redactor.js';
 import { clipText, printable } from '../text/display-text.js';
 

@@ -6,13 +6,13 @@ import type { A2AAgentSpec, AgentPort } from '../api/a2aagent.js';
 import { CardReason, InterfaceReason, InterfaceState } from '../api/conditions.js';
 import {
   interfaceEligibility,
-  redactUrl,
   type CardInterface,
   type InterfaceEndpoint,
   type ParsedCard,
   type StaticCheckOptions,
 } from '../card/index.js';
 import { clipText } from '../text/display-text.js';
+import { redactUrlCredentials } from '../text/redact-credentials.js';
 import { interfaceKey } from './observed.js';
 import { allowedHosts, portForEndpoint } from './port-mapping.js';
 
@@ -32,7 +32,7 @@ export type MappedInterface =
 
 /** Binding and URL as messages quote them: credentials redacted, bounded (a URL may be 8 KiB). */
 function shownInterface(iface: CardInterface): string {
-  return `${clipText(iface.protocolBinding, 64)} ${clipText(redactUrl(iface.url), 160)}`;
+  return `${clipText(iface.protocolBinding, 64)} ${clipText(redactUrlCredentials(iface.url), 160)}`;
 }
 
 export interface MapContext {

@@ -5,8 +5,10 @@
  */
 import { Client, type Dispatcher } from 'undici';
 import { CardReason } from '../api/conditions.js';
-import { cardJsonProblem, MAX_CARD_DEPTH } from '../card/card-json.js';
+import { MAX_CARD_DEPTH } from '../card/card-json.js';
+import { displayUrl } from '../text/display-url.js';
 import { readBounded } from './bounded-body.js';
+import { parseCardBody } from './parse-card-body.js';
 import { withDeadline } from './deadline.js';
 import { hostPort } from './dial-target.js';
 import { MAX_HEADER_BYTES } from './http-pools.js';
@@ -128,10 +130,11 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
       await res.body.dump();
+      // The server's Location is shown only as displayUrl makes any card URL: redacted, escaped, clipped.
       const location = header(res.headers.location);
       return fail(
         CardReason.CardFetchFailed,
-        `HTTP ${res.statusCode} redirect${location ? ` to ${location}` : ''} not followed; serve the card at this path`,
+        `redirect (HTTP ${res.statusCode})${location ? ` to ${displayUrl(location)}` : ''}, not followed; serve the card at this path`,
         { httpStatus: res.statusCode },
       );
     }
@@ -160,18 +163,15 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
         },
       );
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch (err) {
-      return fail(CardReason.CardInvalid, `the card is not valid JSON (${(err as Error).message})`, {
-        httpStatus: 200,
-      });
-    }
-    // Too deep, or a number JSON.parse turns into Infinity: a verdict here, not a throw later.
-    const problem = cardJsonProblem(body);
-    if (problem) return fail(CardReason.CardInvalid, problem, { httpStatus: 200 });
-    return { kind: 'ok', body, raw, ...(etag ? { etag } : {}), ...(contentType ? { contentType } : {}) };
+    const parsed = parseCardBody(raw);
+    if ('problem' in parsed) return fail(CardReason.CardInvalid, parsed.problem, { httpStatus: 200 });
+    return {
+      kind: 'ok',
+      body: parsed.body,
+      raw,
+      ...(etag ? { etag } : {}),
+      ...(contentType ? { contentType } : {}),
+    };
   } catch (err) {
     const code = errorCode(err) ?? 'UNKNOWN';
     return fail(CardReason.CardFetchFailed, `request failed (${code})`, { errorCode: code });

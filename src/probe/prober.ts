@@ -11,6 +11,7 @@ import { isKnownBinding, isKnownVersion, ProtocolBinding } from '../card/binding
 import { interfaceEndpoint, isEndpointViolation } from '../card/interface-endpoint.js';
 import type { CardInterface } from '../card/parsed-card.js';
 import { displayUrl } from '../text/display-url.js';
+import { redactCredentials } from '../text/redact-credentials.js';
 import { ConcurrencyLimit, KeyedConcurrencyLimit } from './concurrency-limit.js';
 import { hostPort, type DialTarget } from './dial-target.js';
 import { fetchCard, type FetchCardOptions, type FetchCardResult } from './fetch-card.js';
@@ -61,6 +62,20 @@ export function withoutTaskId(v: Verdict, taskId: string): Verdict {
     if (t !== undefined) evidence[k] = strip(t);
   }
   return { ...v, message: strip(v.message), evidence };
+}
+
+/**
+ * The verdict with URL credentials redacted wherever it quotes the request (`POST /a2a?token=…
+ * GetTask`, the card URL's query is sent as is) or the server's words: status and Events are
+ * read by many.
+ */
+export function withoutUrlCredentials(v: Verdict): Verdict {
+  const evidence = { ...v.evidence };
+  for (const k of ['request', 'detail'] as const) {
+    const t = evidence[k];
+    if (t !== undefined) evidence[k] = redactCredentials(t);
+  }
+  return { ...v, message: redactCredentials(v.message), evidence };
 }
 
 export class Prober {
@@ -128,7 +143,7 @@ export class Prober {
   ): Promise<{ verdict: Verdict; retryable: boolean }> {
     const taskId = randomUUID();
     const outcome = await this.attemptWith(taskId, target, iface, opts);
-    return { ...outcome, verdict: withoutTaskId(outcome.verdict, taskId) };
+    return { ...outcome, verdict: withoutUrlCredentials(withoutTaskId(outcome.verdict, taskId)) };
   }
 
   private async attemptWith(

@@ -23,9 +23,13 @@ function port(text: string, spec: string): number | undefined {
   return n;
 }
 
+/** A host as dial rules compare it: lower case, without IPv6 brackets. */
+export function bareHost(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, '').toLowerCase();
+}
+
 function host(text: string): string | undefined {
-  if (text === '') return undefined;
-  return text.replace(/^\[|\]$/g, '').toLowerCase();
+  return text === '' ? undefined : bareHost(text);
 }
 
 export function parseConnectTo(spec: string): ConnectToRule {

@@ -6,7 +6,8 @@
  * without a connection, with the flag that would allow it.
  */
 import { UsageError } from '../cli-errors.js';
-import { applyConnectTo, type ConnectToRule } from './connect-to.js';
+import { hostPort } from '../../probe/dial-target.js';
+import { applyConnectTo, bareHost, type ConnectToRule } from './connect-to.js';
 
 export interface DialPolicy {
   /** The base URL's host (lower case, no brackets); undefined with `--card` and no base URL. */
@@ -23,14 +24,6 @@ export type DialDecision =
   /** Another host, not mapped: Unmapped. */
   | { kind: 'hostNotMapped'; message: string };
 
-export function bareHost(hostname: string): string {
-  return hostname.replace(/^\[|\]$/g, '').toLowerCase();
-}
-
-function hostPortText(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
 export function dialDecision(policy: DialPolicy, host: string, port: number): DialDecision {
   const h = bareHost(host);
   const mapped = applyConnectTo(policy.connectTo, h, port);
@@ -39,12 +32,12 @@ export function dialDecision(policy: DialPolicy, host: string, port: number): Di
     if (port === policy.basePort || policy.allowPorts.includes(port)) return { kind: 'dial', host: h, port };
     return {
       kind: 'portNotAllowed',
-      message: `port ${port} of ${hostPortText(h, port)} is not the base URL's port, so it is not dialled; pass --allow-port ${port} to probe it`,
+      message: `port ${port} of ${hostPort(h, port)} is not the base URL's port, so it is not dialled; pass --allow-port ${port} to probe it`,
     };
   }
   return {
     kind: 'hostNotMapped',
-    message: `host ${h} is not the base URL's host, so it is not dialled; use --connect-to ${hostPortText(h, port)}:ADDRESS:PORT to probe it`,
+    message: `host ${h} is not the base URL's host, so it is not dialled; use --connect-to ${hostPort(h, port)}:ADDRESS:PORT to probe it`,
   };
 }
 

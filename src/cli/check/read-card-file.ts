@@ -1,29 +1,14 @@
 /**
- * `--card FILE`: read with the limits a fetched card has (1 MiB, nesting depth), reading at most
- * one byte past the cap so a huge file or a device never fills memory. Every failure is an
- * ExitError(2) naming the card reason, never a stack trace.
+ * `--card FILE`: read with the limits a fetched card has (1 MiB, nesting depth, numbers in the
+ * double range; parse-card-body.ts), reading at most one byte past the cap so a huge file or a
+ * device never fills memory. Every failure is an ExitError(2) naming the card reason, never a
+ * stack trace.
  */
-import { open } from 'node:fs/promises';
 import { CardReason } from '../../api/conditions.js';
-import { MAX_CARD_BYTES, MAX_CARD_DEPTH } from '../../probe/fetch-card.js';
-import { exceedsDepth } from '../../probe/json-depth.js';
+import { MAX_CARD_BYTES } from '../../probe/fetch-card.js';
+import { parseCardBody } from '../../probe/parse-card-body.js';
 import { ExitError } from '../cli-errors.js';
-
-async function readAtMost(file: string, max: number): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(max);
-    let length = 0;
-    while (length < max) {
-      const { bytesRead } = await handle.read(buf, length, max - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    return buf.subarray(0, length);
-  } finally {
-    await handle.close();
-  }
-}
+import { readAtMost } from './read-at-most.js';
 
 export async function readCardFile(file: string, maxBytes = MAX_CARD_BYTES): Promise<unknown> {
   let raw: Buffer;
@@ -40,19 +25,7 @@ export async function readCardFile(file: string, maxBytes = MAX_CARD_BYTES): Pro
       2,
       `${CardReason.CardTooLarge}: ${file} is larger than the ${maxBytes}-byte card limit`,
     );
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch (err) {
-    throw new ExitError(
-      2,
-      `${CardReason.CardInvalid}: ${file} is not valid JSON (${(err as Error).message})`,
-    );
-  }
-  if (exceedsDepth(body, MAX_CARD_DEPTH))
-    throw new ExitError(
-      2,
-      `${CardReason.CardInvalid}: ${file} nests objects or arrays deeper than ${MAX_CARD_DEPTH} levels; it is not read further`,
-    );
-  return body;
+  const parsed = parseCardBody(raw);
+  if ('problem' in parsed) throw new ExitError(2, `${CardReason.CardInvalid}: ${file}: ${parsed.problem}`);
+  return parsed.body;
 }

@@ -12,7 +12,6 @@ import {
   CardParseError,
   interfaceEligibility,
   parseCard,
-  redactUrl,
   staticChecks,
   trimTrailingSlashes,
   type ParsedCard,
@@ -22,10 +21,11 @@ import { MAX_INTERFACES } from '../../controller/interface-map.js';
 import { fetchCard, Prober, type TlsSettings } from '../../probe/index.js';
 import { ExitError } from '../cli-errors.js';
 import type { CheckedInterface, CheckReport } from './check-report.js';
-import type { ConnectToRule } from './connect-to.js';
-import { bareHost, dialDecision, type DialPolicy } from './dial-policy.js';
+import { bareHost, type ConnectToRule } from './connect-to.js';
+import { dialDecision, type DialPolicy } from './dial-policy.js';
 import { Deadline } from './deadline.js';
 import { HostPins, type Resolve } from './host-pins.js';
+import { redactUrlCredentials } from '../../text/redact-credentials.js';
 
 export interface CheckOptions {
   baseUrl?: URL;
@@ -158,7 +158,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
           protocolVersion: iface.protocolVersion,
           ...(iface.tenant ? { tenant: iface.tenant } : {}),
         };
-        const what = `${iface.protocolBinding} ${redactUrl(iface.url)}`;
+        const what = `${iface.protocolBinding} ${redactUrlCredentials(iface.url)}`;
         const notDialled = (
           state: typeof InterfaceState.Ineligible | typeof InterfaceState.Unmapped,
           message: string,

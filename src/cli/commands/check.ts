@@ -1,5 +1,4 @@
 /** `a2a-operator check`: argument parsing and output; the work is in ../check/run-check.ts. */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { bearerTokenProblem } from '../../probe/bearer-token.js';
 import { ExitError, UsageError } from '../cli-errors.js';
@@ -8,8 +7,9 @@ import { reportJson } from '../check/check-report.js';
 import { parseConnectTo } from '../check/connect-to.js';
 import { parseAllowPorts } from '../check/dial-policy.js';
 import { parseDuration } from '../check/duration.js';
+import { readAtMost } from '../check/read-at-most.js';
 import { readCardFile } from '../check/read-card-file.js';
-import { credentialsIn, redactCredentials } from '../check/redact-credentials.js';
+import { credentialsIn, redactCredentials } from '../../text/redact-credentials.js';
 import { redactReport } from '../check/redact-report.js';
 import { renderTable } from '../check/render-table.js';
 import { runCheck, type CheckOptions } from '../check/run-check.js';
@@ -35,7 +35,7 @@ options:
   --timeout <duration>     per request: 5s (default), 500ms, or seconds as a number
   --deadline <duration>    the whole check: 60s (default); what has not finished is Timeout
   --token <token>          bearer token sent with every probe
-  --token-file <file>      read the bearer token from a file
+  --token-file <file>      read the bearer token from a file (at most 64 KiB)
   --cacert <file>          PEM CA bundle to verify TLS servers with
   --insecure               do not verify TLS certificates
   --output <table|json>    output format (default table)
@@ -49,15 +49,25 @@ Strings from the card and the agent's answers are printed with control character
 credentials in URLs and the token are printed as ***.
 `;
 
-async function readOption(file: string, what: string): Promise<string> {
+/** A bearer token is one line; a file this large is not one (and is not read further). */
+export const MAX_TOKEN_FILE_BYTES = 64 * 1024;
+/** Room for any CA bundle (the whole Mozilla set is about 220 KB). */
+export const MAX_CA_FILE_BYTES = 1024 * 1024;
+
+/** `file`, read to at most `maxBytes` (+1 to see it is over): over is a usage error that quotes nothing of it. */
+async function readOption(file: string, what: string, flag: string, maxBytes: number): Promise<string> {
+  let raw: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    raw = await readAtMost(file, maxBytes + 1);
   } catch (err) {
     throw new ExitError(
       2,
       `cannot read ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
     );
   }
+  if (raw.length > maxBytes)
+    throw new UsageError(`${flag} ${file}: larger than the ${maxBytes}-byte limit for a ${what}`);
+  return raw.toString('utf8');
 }
 
 /** The token's value as given on the command line, found before parsing so even a parse error cannot print it. */
@@ -129,7 +139,7 @@ async function parseOptions(
   }
   let token: string | undefined;
   if (values['token-file'] !== undefined) {
-    const text = await readOption(values['token-file'], 'token file');
+    const text = await readOption(values['token-file'], 'token file', '--token-file', MAX_TOKEN_FILE_BYTES);
     secrets.add(text);
     secrets.add(text.trim());
     token = checkToken(text.trim(), `--token-file ${values['token-file']}`);
@@ -137,7 +147,10 @@ async function parseOptions(
     token = checkToken(values.token, '--token');
   }
   if (token !== undefined) secrets.add(token);
-  const ca = values.cacert !== undefined ? await readOption(values.cacert, 'CA bundle') : undefined;
+  const ca =
+    values.cacert !== undefined
+      ? await readOption(values.cacert, 'CA bundle', '--cacert', MAX_CA_FILE_BYTES)
+      : undefined;
   const tls =
     ca !== undefined || values.insecure
       ? { ...(ca ? { ca } : {}), insecureSkipVerify: values.insecure === true }
