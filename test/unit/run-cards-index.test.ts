@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import { UsageError } from '../../src/cli/cli-errors.js';
 import { SecretRedactor } from '../../src/cli/secret-redactor.js';
 import { command } from '../../src/cli/commands/run.js';
-import { SecretRedactor } from '../../src/cli/secret-redactor.js';
 
 function io() {
   const stdout = new PassThrough();
