@@ -285,7 +285,10 @@ export const Condition = z.object({
 });
 
 export const InterfaceStatus = z.object({
-  url: z.string().meta({ description: 'The interface URL as the card declares it.' }),
+  url: z.string().meta({
+    description:
+      'The interface URL as the card declares it, shown safely: credentials redacted, control characters escaped, at most 256 characters.',
+  }),
   protocolBinding: z.string().meta({ description: 'JSONRPC, HTTP+JSON, GRPC or a custom binding.' }),
   protocolVersion: z.string().meta({ description: 'The A2A protocol version of the interface.' }),
   tenant: z.string().optional().meta({ description: 'The tenant the card declares for the interface.' }),

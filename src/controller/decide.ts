@@ -45,7 +45,7 @@ import {
 import { gateDecisions } from './gates.js';
 import { interfaceEvents } from './transition-events.js';
 import { mapInterfaces, MAX_INTERFACES, type MapContext, type MappedInterface } from './interface-map.js';
-import { interfaceKey, type PodObservation, type SpecProblem } from './observed.js';
+import { interfaceKey, statusInterface, type PodObservation, type SpecProblem } from './observed.js';
 
 export interface DecideInput {
   name: string;
@@ -263,19 +263,21 @@ export function decide(input: DecideInput): Decision {
   // Status stays a few KiB: the more interfaces, the shorter each message (full evidence goes
   // to Events and the operator's logs).
   const messageBudget = Math.max(160, Math.floor(STATUS_MESSAGE_BUDGET / Math.max(1, aggregated.length)));
+  const aggregatedKeys = aggregated.map((a) => a.key);
   const interfaces: InterfaceStatus[] = aggregated.map((a) => {
-    const prev = prevIfaces.get(a.key);
+    const shown = statusInterface(a.iface);
+    const prev = prevIfaces.get(interfaceKey(shown));
     // Without full routing, what is published now (after the shrink) when the caller says;
     // otherwise what status said before.
     const advertised =
       routing || (shrink && input.current)
         ? advertisedKeys.has(a.key)
-        : spec.routing.mode === 'Enforce' && previousAdvertised.has(a.key);
+        : spec.routing.mode === 'Enforce' && previousAdvertised.has(interfaceKey(shown));
     return {
-      url: a.iface.url,
-      protocolBinding: a.iface.protocolBinding,
-      protocolVersion: a.iface.protocolVersion,
-      ...(a.iface.tenant ? { tenant: a.iface.tenant } : {}),
+      url: shown.url,
+      protocolBinding: shown.protocolBinding,
+      protocolVersion: shown.protocolVersion,
+      ...(shown.tenant ? { tenant: shown.tenant } : {}),
       state: a.state,
       verifiedPods: `${a.verified}/${a.declaredOn}`,
       advertised,
@@ -393,9 +395,25 @@ export function decide(input: DecideInput): Decision {
     interfaces,
     verified: `${verifiedCount}/${refMapped.length}`,
     ...(spec.routing.mode === 'Enforce' && routing
-      ? { advertised: advertisedStatus(input.name, interfaces, routing.plan.advertised, routing.card) }
+      ? {
+          advertised: advertisedStatus(
+            input.name,
+            interfaces,
+            aggregatedKeys,
+            routing.plan.advertised,
+            routing.card,
+          ),
+        }
       : shrink?.cardChanged
-        ? { advertised: advertisedStatus(input.name, interfaces, shrink.advertised, shrink.card) }
+        ? {
+            advertised: advertisedStatus(
+              input.name,
+              interfaces,
+              aggregatedKeys,
+              shrink.advertised,
+              shrink.card,
+            ),
+          }
         : spec.routing.mode === 'Enforce' && input.previous?.advertised
           ? { advertised: input.previous.advertised }
           : {}),
@@ -427,10 +445,13 @@ export function decide(input: DecideInput): Decision {
 function advertisedStatus(
   name: string,
   interfaces: readonly InterfaceStatus[],
+  aggregatedKeys: readonly string[],
   keys: readonly string[],
   card: AdvertisedCard | undefined,
 ): NonNullable<A2AAgentStatus['advertised']> {
-  const first = keys.length > 0 ? interfaces.find((i) => interfaceKey(i) === keys[0]) : undefined;
+  // Status entries follow the aggregated interfaces one to one; `keys` are card keys.
+  const at = keys.length > 0 ? aggregatedKeys.indexOf(keys[0]!) : -1;
+  const first = at >= 0 ? interfaces[at] : undefined;
   return {
     interfaces: keys.length,
     ...(first ? { preferred: { url: first.url, protocolBinding: first.protocolBinding } } : {}),

@@ -4,6 +4,8 @@
  */
 import type { InterfaceState } from '../api/conditions.js';
 import type { CardInterface, Finding, ParsedCard } from '../card/index.js';
+import { displayText } from '../text/display-text.js';
+import { displayUrl } from '../text/display-url.js';
 
 /** A pod selected by the agent, reduced to what the decision needs. */
 export interface ObservedPod {
@@ -45,11 +47,31 @@ export interface InterfaceVerdict {
   pendingFailure?: { state: InterfaceState; message: string };
 }
 
+type InterfaceId = Pick<CardInterface, 'url' | 'protocolBinding' | 'protocolVersion' | 'tenant'>;
+
 /** A stable identity for an interface across pods and card versions. */
-export function interfaceKey(
-  i: Pick<CardInterface, 'url' | 'protocolBinding' | 'protocolVersion' | 'tenant'>,
-): string {
+export function interfaceKey(i: InterfaceId): string {
   return `${i.protocolBinding}|${i.protocolVersion}|${i.url}|${i.tenant ?? ''}`;
+}
+
+/**
+ * An interface as status names it: every card string made safe to show (status is read by
+ * `kubectl describe` in a terminal and by anyone who may list A2AAgents): the URL with its
+ * credentials redacted, control characters escaped and its length bounded; the other strings
+ * escaped and bounded. Entries of the previous status are matched by `statusKey`.
+ */
+export function statusInterface(i: InterfaceId): InterfaceId {
+  return {
+    url: displayUrl(i.url),
+    protocolBinding: displayText(i.protocolBinding, 64),
+    protocolVersion: displayText(i.protocolVersion, 32),
+    ...(i.tenant !== undefined ? { tenant: displayText(i.tenant, 128) } : {}),
+  };
+}
+
+/** The key of an interface's status entry (`interfaceKey` of `statusInterface`). */
+export function statusKey(i: InterfaceId): string {
+  return interfaceKey(statusInterface(i));
 }
 
 export interface PodObservation {

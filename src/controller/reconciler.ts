@@ -47,7 +47,13 @@ import { progressStatus, invalidSpecStatus } from './interim-status.js';
 import { observePods, rememberedObservations } from './observe-pods.js';
 import { CARD_VERIFIED_GATE, observePod } from './pod-state.js';
 import type { ProbeBackend } from './probe-backend.js';
-import { interfaceKey, type ObservedPod, type PodObservation, type SpecProblem } from './observed.js';
+import {
+  interfaceKey,
+  statusKey,
+  type ObservedPod,
+  type PodObservation,
+  type SpecProblem,
+} from './observed.js';
 import { seedFromRouting } from './probe-memory.js';
 
 /**
@@ -200,8 +206,14 @@ export class AgentReconciler {
     if (enforce) await this.shrinkNow(key, owner, generation, spec, serviceName, pods, signal);
     const memory = this.memory.for(key, generation, owner.uid);
     const before = enforce ? currentRouting(this.deps.owned, owner, serviceName) : undefined;
-    const advertisedInStatus = agent.status?.interfaces
+    // Status names interfaces in their shown form (statusKey); the seed wants card keys.
+    const shownAdvertised = agent.status?.interfaces
       ? new Set(agent.status.interfaces.filter((i) => i.advertised).map((i) => interfaceKey(i)))
+      : undefined;
+    const advertisedInStatus = shownAdvertised
+      ? new Set(
+          (before?.card?.interfaces ?? []).filter((i) => shownAdvertised.has(statusKey(i))).map(interfaceKey),
+        )
       : undefined;
     const observed = await observePods({
       key,
