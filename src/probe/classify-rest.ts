@@ -1,6 +1,8 @@
 /**
  * HTTP+JSON GetTask answer → state (DESIGN 5.3). A route 404 and a TaskNotFound 404 differ only
- * in the body: v1.0 carries ErrorInfo TASK_NOT_FOUND, v0.3 a `{code: -32001}` object.
+ * in the body: v1.0 carries ErrorInfo TASK_NOT_FOUND, v0.3 a `{code: -32001}` object, and some
+ * servers RFC 9457 problem details whose `type` ends in `/errors/task-not-found` (the spec's own
+ * §6.x examples, early a2a-go releases, the draft conformance suite).
  */
 import { InterfaceState } from '../api/conditions.js';
 import { JsonRpcCode } from './classify-jsonrpc.js';
@@ -20,6 +22,27 @@ interface RestErrorBody {
   code?: unknown;
   message?: unknown;
   id?: unknown;
+  /** RFC 9457 problem details. */
+  type?: unknown;
+  title?: unknown;
+  detail?: unknown;
+}
+
+/** A2A errors by the last segment of a problem-details `type` (`…/errors/task-not-found`). */
+const PROBLEM_TYPES: Record<string, string> = {
+  'task-not-found': 'TASK_NOT_FOUND',
+  'version-not-supported': 'VERSION_NOT_SUPPORTED',
+  'unsupported-operation': 'UNSUPPORTED_OPERATION',
+  'extension-support-required': 'EXTENSION_SUPPORT_REQUIRED',
+};
+
+/** The ErrorInfo-style reason a problem-details body names, if its `type` is an A2A error. */
+export function problemReason(body: RestErrorBody | undefined): string | undefined {
+  if (typeof body?.type !== 'string') return undefined;
+  const at = body.type.lastIndexOf('/errors/');
+  if (at < 0) return undefined;
+  const name = body.type.slice(at + '/errors/'.length);
+  return Object.hasOwn(PROBLEM_TYPES, name) ? PROBLEM_TYPES[name] : undefined;
 }
 
 export function classifyRest(answer: HttpAnswer, ctx: HttpProbeContext): Verdict {
@@ -30,9 +53,10 @@ export function classifyRest(answer: HttpAnswer, ctx: HttpProbeContext): Verdict
   const raw = parseJsonBody(answer);
   const body =
     typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as RestErrorBody) : undefined;
-  const reasons = errorInfoReasons(body?.error?.details);
+  const problem = problemReason(body);
+  const reasons = problem ? [problem] : errorInfoReasons(body?.error?.details);
   if (reasons[0]) evidence.errorInfoReason = reasons[0];
-  const message = body?.error?.message ?? body?.message;
+  const message = body?.error?.message ?? body?.message ?? body?.detail ?? body?.title;
   if (typeof message === 'string') evidence.detail = clip(message);
   const legacyCode = typeof body?.code === 'number' ? body.code : undefined;
   if (legacyCode !== undefined) evidence.jsonRpcCode = legacyCode;
@@ -40,7 +64,7 @@ export function classifyRest(answer: HttpAnswer, ctx: HttpProbeContext): Verdict
   if (reasons.includes('TASK_NOT_FOUND')) {
     return verdict(
       S.Verified,
-      `${ctx.what}: ${answer.status} TASK_NOT_FOUND for a random id, the handler is served`,
+      `${ctx.what}: ${answer.status} TASK_NOT_FOUND${problem ? ' (problem details)' : ''} for a random id, the handler is served`,
       evidence,
     );
   }
