@@ -37,6 +37,22 @@ export function majorMinor(version: string): string {
   return m ? `${Number(m[1])}.${Number(m[2])}` : version.trim();
 }
 
-export function isKnownVersion(value: string): value is ProtocolVersion {
-  return value === ProtocolVersion.V1_0 || value === ProtocolVersion.V0_3;
+/**
+ * The wire a `Major.Minor` version is probed over: every 1.x speaks the v1 wire (minors are
+ * additive: `GetTask` exists in each, `lf.a2a.v1.A2AService`, no `/v1` REST prefix), 0.3 its own.
+ * Other majors (and 0.x other than 0.3) have no known wire. Linear: digits and one dot only.
+ */
+export function wireOf(version: string): 'v1' | 'v0.3' | undefined {
+  if (version === ProtocolVersion.V0_3) return 'v0.3';
+  if (!version.startsWith('1.') || version.length < 3 || version.length > 8) return undefined;
+  for (let i = 2; i < version.length; i++) {
+    const c = version.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return undefined;
+  }
+  return 'v1';
+}
+
+/** Versions the probes can speak: 0.3 and any 1.x (sent as declared in `A2A-Version`). */
+export function isKnownVersion(value: string): boolean {
+  return wireOf(value) !== undefined;
 }

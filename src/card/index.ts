@@ -5,6 +5,7 @@ export {
   majorMinor,
   ProtocolBinding,
   ProtocolVersion,
+  wireOf,
 } from './bindings.js';
 export { cardDigest, canonicalJson } from './card-digest.js';
 export { cardJsonProblem, MAX_CARD_DEPTH } from './card-json.js';

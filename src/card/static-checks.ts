@@ -76,7 +76,7 @@ export function interfaceEligibility(
     if (!isKnownVersion(iface.protocolVersion)) {
       return no(
         CardReason.UnsupportedProtocolVersion,
-        `${describe(iface)}: protocol version ${JSON.stringify(shown(iface.protocolVersion))} is not supported (1.0 or 0.3, written Major.Minor)`,
+        `${describe(iface)}: protocol version ${JSON.stringify(shown(iface.protocolVersion))} is not supported (1.x or 0.3, written Major.Minor)`,
       );
     }
     const endpoint = interfaceEndpoint(iface.url, iface.protocolBinding);

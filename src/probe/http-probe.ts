@@ -1,4 +1,5 @@
 /** JSON-RPC and HTTP+JSON GetTask probes over a pooled undici connection to the pod. */
+import { wireOf } from '../card/bindings.js';
 import type { Dispatcher } from 'undici';
 import { ProtocolBinding } from '../card/bindings.js';
 import type { CardInterface } from '../card/parsed-card.js';
@@ -42,7 +43,7 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
     : `${restGetTaskPath(iface.protocolVersion, endpoint.path, input.taskId, iface.tenant)}${endpoint.query}`;
   const method = jsonRpc ? 'POST' : 'GET';
   const request = jsonRpc
-    ? `POST ${path} ${iface.protocolVersion === '1.0' ? 'GetTask' : 'tasks/get'}`
+    ? `POST ${path} ${wireOf(iface.protocolVersion) === 'v1' ? 'GetTask' : 'tasks/get'}`
     : `GET ${path}`;
   const headers: Record<string, string> = {
     host: endpoint.authority,

@@ -158,7 +158,7 @@ export class Prober {
       return final(
         verdict(
           InterfaceState.Ineligible,
-          `${what}: binding or version not probeable (JSONRPC, HTTP+JSON, GRPC at 1.0 or 0.3); not dialled`,
+          `${what}: binding or version not probeable (JSONRPC, HTTP+JSON, GRPC at 1.x or 0.3); not dialled`,
           {},
         ),
       );

@@ -1,13 +1,15 @@
 /**
  * The GetTask request of each binding and protocol version (research/a2a-protocol.md section 2):
- * v1.0 `GetTask` / `GET {url}[/{tenant}]/tasks/{id}` / `/lf.a2a.v1.A2AService/GetTask`;
+ * v1.x `GetTask` / `GET {url}[/{tenant}]/tasks/{id}` / `/lf.a2a.v1.A2AService/GetTask`;
  * v0.3 `tasks/get` / `GET {url}/v1/tasks/{id}` / `/a2a.v1.A2AService/GetTask`.
  */
-import { ProtocolVersion } from '../card/bindings.js';
+import { wireOf } from '../card/bindings.js';
+
+const isV1 = (version: string): boolean => wireOf(version) === 'v1';
 import { encodeGetTaskRequestV03, encodeGetTaskRequestV1 } from './grpc-wire-messages.js';
 
 export function jsonRpcGetTaskBody(version: string, id: string, tenant: string | undefined): string {
-  const v1 = version === ProtocolVersion.V1_0;
+  const v1 = isV1(version);
   return JSON.stringify({
     jsonrpc: '2.0',
     id: 'a2a-operator-probe',
@@ -22,7 +24,7 @@ export function restGetTaskPath(
   id: string,
   tenant: string | undefined,
 ): string {
-  if (version === ProtocolVersion.V1_0) {
+  if (isV1(version)) {
     const prefix = tenant ? `/${encodeURIComponent(tenant)}` : '';
     return `${basePath}${prefix}/tasks/${encodeURIComponent(id)}`;
   }
@@ -30,9 +32,9 @@ export function restGetTaskPath(
 }
 
 export function grpcGetTaskMethod(version: string): string {
-  return version === ProtocolVersion.V1_0 ? '/lf.a2a.v1.A2AService/GetTask' : '/a2a.v1.A2AService/GetTask';
+  return isV1(version) ? '/lf.a2a.v1.A2AService/GetTask' : '/a2a.v1.A2AService/GetTask';
 }
 
 export function grpcGetTaskRequest(version: string, id: string, tenant: string | undefined): Buffer {
-  return version === ProtocolVersion.V1_0 ? encodeGetTaskRequestV1(id, tenant) : encodeGetTaskRequestV03(id);
+  return isV1(version) ? encodeGetTaskRequestV1(id, tenant) : encodeGetTaskRequestV03(id);
 }
