@@ -4,6 +4,7 @@
  * v0.3 servers were not required to send ErrorInfo, so for v0.3 a NOT_FOUND from a gRPC server
  * is enough. Transport-level failures (UNAVAILABLE) are diagnosed elsewhere.
  */
+import { EXTENSION_REQUIRED } from './classify-jsonrpc.js';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { InterfaceState } from '../api/conditions.js';
 import type { ProbeEvidence, Verdict } from './probe-result.js';
@@ -42,6 +43,16 @@ export function classifyGrpc(answer: GrpcAnswer, ctx: GrpcProbeContext): Verdict
 
   if (answer.code === GrpcStatus.OK) {
     return verdict(S.Verified, `${ctx.what}: ${ctx.request} answered OK (the handler is served)`, evidence);
+  }
+  if (
+    answer.code === GrpcStatus.FAILED_PRECONDITION &&
+    answer.errorInfoReasons.includes(EXTENSION_REQUIRED)
+  ) {
+    return verdict(
+      S.Verified,
+      `${ctx.what}: ${ctx.request} answered FAILED_PRECONDITION EXTENSION_SUPPORT_REQUIRED: the handler answered and requires an extension the probe did not declare; it is served`,
+      evidence,
+    );
   }
   if (answer.errorInfoReasons.includes('VERSION_NOT_SUPPORTED')) {
     return verdict(

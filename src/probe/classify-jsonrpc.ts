@@ -16,6 +16,8 @@ import { clip, errorInfoReason, verdict } from './verdict.js';
 
 export const JsonRpcCode = {
   TaskNotFound: -32001,
+  /** ExtensionSupportRequiredError: the handler was reached and wants an extension (§3.3.4, §5.4). */
+  ExtensionSupportRequired: -32008,
   VersionNotSupported: -32009,
   MethodNotFound: -32601,
   Internal: -32603,
@@ -29,6 +31,9 @@ export const JsonRpcCode = {
  * maps auth to, and UNAUTHORIZED, which a2a-go writes with -31403.
  */
 const AUTH_REASONS = new Set(['UNAUTHENTICATED', 'PERMISSION_DENIED', 'UNAUTHORIZED']);
+
+/** The ErrorInfo reason of ExtensionSupportRequiredError on every binding. */
+export const EXTENSION_REQUIRED = 'EXTENSION_SUPPORT_REQUIRED';
 
 interface JsonRpcEnvelope {
   jsonrpc?: unknown;
@@ -83,6 +88,13 @@ export function classifyJsonRpc(answer: HttpAnswer, ctx: HttpProbeContext): Verd
     return verdict(
       S.Verified,
       `${ctx.what}: TaskNotFound (-32001) for a random id, the handler is served`,
+      evidence,
+    );
+  }
+  if (code === JsonRpcCode.ExtensionSupportRequired || reasons.includes(EXTENSION_REQUIRED)) {
+    return verdict(
+      S.Verified,
+      `${ctx.what}: ExtensionSupportRequired (${code ?? 'ErrorInfo'}): the GetTask handler answered and requires an extension the probe did not declare; the handler is served`,
       evidence,
     );
   }

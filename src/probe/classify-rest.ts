@@ -5,7 +5,7 @@
  * §6.x examples, early a2a-go releases, the draft conformance suite).
  */
 import { InterfaceState } from '../api/conditions.js';
-import { JsonRpcCode } from './classify-jsonrpc.js';
+import { EXTENSION_REQUIRED, JsonRpcCode } from './classify-jsonrpc.js';
 import {
   authVerdict,
   httpEvidence,
@@ -65,6 +65,16 @@ export function classifyRest(answer: HttpAnswer, ctx: HttpProbeContext): Verdict
     return verdict(
       S.Verified,
       `${ctx.what}: ${answer.status} TASK_NOT_FOUND${problem ? ' (problem details)' : ''} for a random id, the handler is served`,
+      evidence,
+    );
+  }
+  if (
+    answer.status === 400 &&
+    (reasons.includes(EXTENSION_REQUIRED) || legacyCode === JsonRpcCode.ExtensionSupportRequired)
+  ) {
+    return verdict(
+      S.Verified,
+      `${ctx.what}: 400 EXTENSION_SUPPORT_REQUIRED: the GetTask handler answered and requires an extension the probe did not declare; the handler is served`,
       evidence,
     );
   }
