@@ -176,10 +176,14 @@ describe('readiness gate lifecycle', () => {
   test('overlapping agents: the older owns the gate, the newer says SelectorOverlap, writes stay bounded', async (t) => {
     await waitFor('gate True on ov-0', async () => (await gate('ov-0'))?.reason === 'CardVerified', 90_000);
     await sleep(1100); // creationTimestamp has second resolution
-    // The pod's card names the ov-old Service, so the newer agent's own verdict differs.
+    // The newer agent maps no port to gRPC (:9090): its own verdict for the pod is False/Unmapped.
     await apply(
       cluster,
-      agentManifest(ns, 'ov-new', { ...healthySpec('ov', PROBE), routing: { serviceName: 'ov-new' } }),
+      agentManifest(ns, 'ov-new', {
+        ...healthySpec('ov', PROBE),
+        ports: [{ name: 'http', port: 8080 }],
+        routing: { serviceName: 'ov-new' },
+      }),
     );
     const a = await waitAgent(
       cluster,
