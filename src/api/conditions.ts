@@ -79,6 +79,10 @@ export const Reason = {
   // PodsConsistent
   CardDiverged: 'CardDiverged',
   NoReadyPods: 'NoReadyPods',
+  /** Another, older A2AAgent selects pods of this one and owns their readiness gate. */
+  SelectorOverlap: 'SelectorOverlap',
+  // Readiness gate only: released because no A2AAgent selects the pod any more.
+  AgentDeleted: 'AgentDeleted',
   // Advertised
   NoVerifiedInterface: 'NoVerifiedInterface',
   ServiceConflict: 'ServiceConflict',

@@ -92,7 +92,10 @@ export function cardCondition(candidates: PodObservation[], ref: Reference | und
   };
 }
 
-export function consistencyCondition(candidates: PodObservation[]): ConditionInput {
+export function consistencyCondition(
+  candidates: PodObservation[],
+  gateOwnedElsewhere?: ReadonlyMap<string, string>,
+): ConditionInput {
   const type = ConditionType.PodsConsistent;
   if (candidates.length === 0) {
     return {
@@ -115,6 +118,20 @@ export function consistencyCondition(candidates: PodObservation[]): ConditionInp
       status: 'False',
       reason: Reason.CardDiverged,
       message: clip(`ready pods serve ${byDigest.size} different cards: ${parts.join('; ')}`, 4096),
+    };
+  }
+  if (gateOwnedElsewhere && gateOwnedElsewhere.size > 0) {
+    // One writer per gate (gates.ts): the older agent's verdict stands on shared pods.
+    const owners = [...new Set(gateOwnedElsewhere.values())].sort();
+    const shared = [...gateOwnedElsewhere.keys()].sort();
+    return {
+      type,
+      status: 'False',
+      reason: Reason.SelectorOverlap,
+      message: clip(
+        `A2AAgent ${owners.join(', ')} (older) also selects ${shared.length} pod(s) of this agent (${namePods(shared)}) and owns their readiness gate; this agent writes no gate there`,
+        4096,
+      ),
     };
   }
   if (byDigest.size === 0)

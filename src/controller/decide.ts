@@ -58,6 +58,8 @@ export interface DecideInput {
   specProblems: SpecProblem[];
   /** Set when the Service to manage exists and is not ours. */
   serviceConflict?: string;
+  /** Selected pods whose readiness gate an older agent owns: pod name → that agent (gates.ts). */
+  gateOwnedElsewhere?: ReadonlyMap<string, string>;
   /** The routing in place (owned slices, published card), as the caches show it. */
   current?: CurrentRouting;
   now: Date;
@@ -287,7 +289,7 @@ export function decide(input: DecideInput): Decision {
   });
 
   const cardValid = cardCondition(candidates, ref);
-  const consistent = consistencyCondition(candidates);
+  const consistent = consistencyCondition(candidates, input.gateOwnedElsewhere);
   const verifiedCond = interfacesCondition(
     aggregated,
     candidates.length,
@@ -306,7 +308,7 @@ export function decide(input: DecideInput): Decision {
   const cardPending = candidates.some((p) => p.card === undefined || (!p.card.ok && !p.card.confirmed));
   // Cards that differ between ready pods are a rollout in progress, not a final verdict: the
   // Deployment's own progress deadline fails a rollout that never converges.
-  const rolling = consistent.status === 'False';
+  const rolling = consistent.reason === Reason.CardDiverged;
   const unsettled = aggregated.some((a) => a.pending || !a.settled) || cardPending || rolling;
   let ready: ConditionInput;
   let stalled: ConditionInput;
@@ -323,8 +325,11 @@ export function decide(input: DecideInput): Decision {
       message: 'waiting for the spec or the objects it names to change',
     };
   } else {
-    const firstFalse = parts.find((c) => c.status === 'False');
-    const firstUnknown = parts.find((c) => c.status === 'Unknown');
+    // A selector overlap costs this agent only the gate of the shared pods (the older agent
+    // writes it); its own probing and routing are whole, so Ready does not fail for it.
+    const judged = parts.filter((c) => c.reason !== Reason.SelectorOverlap);
+    const firstFalse = judged.find((c) => c.status === 'False');
+    const firstUnknown = judged.find((c) => c.status === 'Unknown');
     if (candidates.length === 0) {
       ready = {
         type: ConditionType.Ready,

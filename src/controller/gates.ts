@@ -2,24 +2,38 @@
  * The readiness-gate decision (a2a.dev/card-verified) per pod: True when every interface the
  * pod's card declares is verified on that pod. Only changes are returned, so an unchanged gate
  * costs no write, and only pods that list the gate in spec.readinessGates are written to.
+ *
+ * One writer per pod (docs/conditions.md, "The pod readiness gate"): the gate of a pod belongs
+ * to the oldest A2AAgent (creationTimestamp, then name) in mode Enforce, not being deleted, that
+ * selects it. Others write nothing there (two verdicts would ping-pong, each write requeuing
+ * both). Observe mode writes no gate (status only). A gate left `False` with no owner (its agent
+ * was deleted, switched to Observe, or no longer selects the pod) is released to `True` so that no
+ * pod stays NotReady because of an agent that no longer judges it; a missing condition is never
+ * set, since that pod was never judged (its agent may not exist yet).
  */
-import { InterfaceReason, InterfaceState } from '../api/conditions.js';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { LabelSelector } from '../api/a2aagent.js';
+import { InterfaceReason, InterfaceState, Reason } from '../api/conditions.js';
+import { matchesSelector } from '../kube/selector.js';
 import { acceptable } from '../routing/plan.js';
 import { displayUrl } from '../text/display-url.js';
 import { clip } from './aggregate.js';
 import type { DecideInput, GateDecision } from './decide.js';
 import type { MappedInterface } from './interface-map.js';
+import { CARD_VERIFIED_GATE as GATE } from './pod-state.js';
 import type { PodObservation } from './observed.js';
 
 export function gateDecisions(
   input: DecideInput,
   mappedByKey: (p: PodObservation) => MappedInterface[] | undefined,
 ): GateDecision[] {
+  if (input.spec.routing.mode !== 'Enforce') return []; // Observe writes status only
   const authOk = input.spec.routing.authRequired === 'Advertise';
   const out: GateDecision[] = [];
   for (const p of input.pods) {
     // Only pods that opted in (spec.readinessGates) get the condition: no write for the others.
     if (p.pod.terminating || !p.pod.gateListed) continue;
+    if (input.gateOwnedElsewhere?.has(p.pod.name)) continue;
     let d: Omit<GateDecision, 'pod'> | undefined;
     if (!p.pod.candidate) {
       d = {
@@ -57,6 +71,92 @@ export function gateDecisions(
     if (p.pod.gate?.status === d.status && p.pod.gate.reason === d.reason && p.pod.gate.message === d.message)
       continue;
     out.push({ pod: p.pod.name, ...d });
+  }
+  return out;
+}
+
+/** What the gate-ownership rule needs of an A2AAgent. */
+export interface GateAgent {
+  name: string;
+  creationTimestamp?: string;
+  selector: LabelSelector;
+  enforce: boolean;
+  deleting: boolean;
+}
+
+function older(a: GateAgent, b: GateAgent): number {
+  const ta = a.creationTimestamp ? Date.parse(a.creationTimestamp) : Number.POSITIVE_INFINITY;
+  const tb = b.creationTimestamp ? Date.parse(b.creationTimestamp) : Number.POSITIVE_INFINITY;
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** The agent whose verdict the pod's gate carries: the oldest live Enforce agent selecting it. */
+export function gateOwner(
+  labels: Record<string, string> | undefined,
+  agents: readonly GateAgent[],
+): string | undefined {
+  let best: GateAgent | undefined;
+  for (const a of agents) {
+    if (!a.enforce || a.deleting || !matchesSelector(a.selector, labels)) continue;
+    if (!best || older(a, best) < 0) best = a;
+  }
+  return best?.name;
+}
+
+function listsGate(pod: V1Pod): boolean {
+  return (pod.spec?.readinessGates ?? []).some((g) => g.conditionType === GATE);
+}
+
+/**
+ * The pods (of `agent`'s selection) that list the gate and whose gate belongs to another agent:
+ * pod name → owner name. This agent writes no gate there and reports SelectorOverlap.
+ */
+export function gatesOwnedElsewhere(
+  agent: string,
+  pods: readonly V1Pod[],
+  agents: readonly GateAgent[],
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pod of pods) {
+    if (!listsGate(pod)) continue;
+    const owner = gateOwner(pod.metadata?.labels, agents);
+    if (owner !== undefined && owner !== agent) out.set(pod.metadata?.name ?? '', owner);
+  }
+  return out;
+}
+
+/** Whether a pod holds a `False` gate that no agent owns any more (see the module comment). */
+export function orphanGate(pod: V1Pod, agents: readonly GateAgent[]): boolean {
+  if (pod.metadata?.deletionTimestamp || !listsGate(pod)) return false;
+  const cond = pod.status?.conditions?.find((c) => c.type === GATE);
+  return cond?.status === 'False' && gateOwner(pod.metadata?.labels, agents) === undefined;
+}
+
+/** Gates to release (set True): `False` gates of the namespace's pods that no agent owns. */
+export function releasedGates(pods: readonly V1Pod[], agents: readonly GateAgent[]): GateDecision[] {
+  const out: GateDecision[] = [];
+  for (const pod of pods) {
+    if (!orphanGate(pod, agents)) continue;
+    const selectors = agents.filter((a) => !a.deleting && matchesSelector(a.selector, pod.metadata?.labels));
+    out.push(
+      selectors.length === 0
+        ? {
+            pod: pod.metadata?.name ?? '',
+            status: 'True',
+            reason: Reason.AgentDeleted,
+            message:
+              'no A2AAgent selects this pod any more (deleted, or its selector changed); the gate no longer holds it back',
+          }
+        : {
+            pod: pod.metadata?.name ?? '',
+            status: 'True',
+            reason: Reason.ObserveMode,
+            message: clip(
+              `only A2AAgents in mode Observe select this pod (${selectors.map((a) => a.name).join(', ')}); they write status only, so the gate no longer holds it back`,
+            ),
+          },
+    );
   }
   return out;
 }

@@ -38,6 +38,7 @@ import { resolveCredentials } from './credentials.js';
 import {
   decide,
   decideShrink,
+  type GateDecision,
   publishedInterfaces,
   serviceNameOf,
   type Decision,
@@ -46,6 +47,7 @@ import {
 import { progressStatus, invalidSpecStatus } from './interim-status.js';
 import { observePods, rememberedObservations } from './observe-pods.js';
 import { CARD_VERIFIED_GATE, observePod } from './pod-state.js';
+import { gatesOwnedElsewhere, orphanGate, releasedGates, type GateAgent } from './gates.js';
 import type { ProbeBackend } from './probe-backend.js';
 import {
   interfaceKey,
@@ -156,9 +158,13 @@ export class AgentReconciler {
   reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
     const { namespace, name } = splitKey(key);
     let agent = this.readYourWrites(key, this.deps.agents.get(namespace, name));
-    if (!agent) {
-      // Deleted: owned objects go with it through their ownerReferences.
+    if (!agent || agent.metadata?.deletionTimestamp) {
+      // Deleted (or being deleted, finalizers of others pending): owned objects go with it
+      // through their ownerReferences, nothing is re-applied, and the gates it left False on
+      // pods no other agent owns are released (level-based: the namespace's pods are read, so
+      // this also holds for a leader that never saw the delete event; see gates.ts).
       this.memory.delete(key);
+      await this.releaseGates(namespace, signal);
       return {};
     }
     const log = this.deps.log.child({ agent: key });
@@ -243,6 +249,7 @@ export class AgentReconciler {
         : undefined;
     // Probes take time: a pod that left meanwhile is no candidate of this decision.
     const observations = stillCandidates(observed.observations, this.selectedPods(spec, namespace));
+    const gateOwnedElsewhere = enforce ? this.gatesOwnedElsewhere(name, spec, namespace) : undefined;
     const decision = decide({
       name,
       namespace,
@@ -252,6 +259,7 @@ export class AgentReconciler {
       pods: observations,
       specProblems: problems,
       serviceConflict: conflict,
+      ...(gateOwnedElsewhere?.size ? { gateOwnedElsewhere } : {}),
       ...(enforce ? { current: currentRouting(this.deps.owned, owner, serviceName) } : {}),
       now: new Date(this.now()),
     });
@@ -293,27 +301,9 @@ export class AgentReconciler {
         decision.status.advertised.signatures = 'Resigned';
       await this.applyShrinkDecision(owner, serviceName, { ...decision.shrink, card }, log, signal);
     }
-    for (const g of decision.gates) {
-      try {
-        await patchPodConditions(
-          this.deps.client,
-          namespace,
-          g.pod,
-          [
-            {
-              type: CARD_VERIFIED_GATE,
-              status: g.status,
-              reason: g.reason,
-              message: g.message,
-              lastTransitionTime: new Date(this.now()).toISOString(),
-            },
-          ],
-          signal,
-        );
-      } catch (err) {
-        if (!isNotFound(err)) throw err; // the pod went away meanwhile: its next event reconciles again
-      }
-    }
+    for (const g of decision.gates) await this.writeGate(namespace, g, signal);
+    // Observe writes no gate; one it wrote False while enforcing must not hold the pod back.
+    if (!enforce) await this.releaseGates(namespace, signal);
     await this.writeStatus(agent, decision.status, signal);
     const regarding = { apiVersion: API_VERSION, kind: KIND, namespace, name, uid: owner.uid };
     for (const e of decision.events) this.deps.events.record(regarding, e.type, e.reason, e.message);
@@ -339,7 +329,8 @@ export class AgentReconciler {
     const { namespace, name } = splitKey(key);
     const agent = this.deps.agents.get(namespace, name);
     const parsed = A2AAgentSpec.safeParse(agent?.spec);
-    if (!agent || !parsed.success || parsed.data.routing.mode !== 'Enforce') return {};
+    if (!agent || agent.metadata?.deletionTimestamp) return {};
+    if (!parsed.success || parsed.data.routing.mode !== 'Enforce') return {};
     const spec = parsed.data;
     const owner: Owner = { name, namespace, uid: agent.metadata?.uid ?? '' };
     const serviceName = serviceNameOf(spec, name);
@@ -355,6 +346,67 @@ export class AgentReconciler {
     );
     return {};
   };
+
+  /** Whether a pod holds a False gate no agent owns (pod events enqueue a release for it). */
+  orphanGate(pod: V1Pod): boolean {
+    const ns = pod.metadata?.namespace;
+    return ns !== undefined && orphanGate(pod, this.gateAgents(ns));
+  }
+
+  private gateAgents(namespace: string): GateAgent[] {
+    const out: GateAgent[] = [];
+    for (const a of this.deps.agents.list(namespace)) {
+      const parsed = A2AAgentSpec.safeParse(a.spec);
+      if (!parsed.success) continue;
+      out.push({
+        name: a.metadata?.name ?? '',
+        creationTimestamp:
+          a.metadata?.creationTimestamp === undefined ? undefined : String(a.metadata.creationTimestamp),
+        selector: parsed.data.selector,
+        enforce: parsed.data.routing.mode === 'Enforce',
+        deleting: Boolean(a.metadata?.deletionTimestamp),
+      });
+    }
+    return out;
+  }
+
+  private gatesOwnedElsewhere(name: string, spec: A2AAgentSpec, namespace: string): Map<string, string> {
+    const pods = this.deps.pods
+      .list(namespace)
+      .filter((p) => matchesSelector(spec.selector, p.metadata?.labels));
+    return gatesOwnedElsewhere(name, pods, this.gateAgents(namespace));
+  }
+
+  /** Sets True every False gate in the namespace that no agent owns (gates.ts). */
+  private async releaseGates(namespace: string, signal: AbortSignal): Promise<void> {
+    const released = releasedGates(this.deps.pods.list(namespace), this.gateAgents(namespace));
+    for (const g of released) {
+      await this.writeGate(namespace, g, signal);
+      this.deps.log.info({ pod: `${namespace}/${g.pod}`, reason: g.reason }, 'readiness gate released');
+    }
+  }
+
+  private async writeGate(namespace: string, g: GateDecision, signal: AbortSignal): Promise<void> {
+    try {
+      await patchPodConditions(
+        this.deps.client,
+        namespace,
+        g.pod,
+        [
+          {
+            type: CARD_VERIFIED_GATE,
+            status: g.status,
+            reason: g.reason,
+            message: g.message,
+            lastTransitionTime: new Date(this.now()).toISOString(),
+          },
+        ],
+        signal,
+      );
+    } catch (err) {
+      if (!isNotFound(err)) throw err; // the pod went away meanwhile: its next event reconciles again
+    }
+  }
 
   private selectedPods(spec: A2AAgentSpec, namespace: string): ObservedPod[] {
     return this.deps.pods

@@ -53,6 +53,9 @@ function errorText(err: unknown): string {
 
 export type StopReason = 'signal' | 'lost-lease';
 
+/** Not a valid object name (DNS subdomain), so it never names an A2AAgent. */
+const GATE_RELEASE_KEY = ':release-gates';
+
 export class Manager {
   readonly metrics = new OperatorMetrics();
   readonly client: KubeClient;
@@ -148,6 +151,10 @@ export class Manager {
         this.controller.enqueue(key);
         this.withdrawals.enqueue(key);
       }
+      // A False gate no agent owns (its agent was deleted while no replica led, say): a key that
+      // names no agent runs the deletion path, which releases the namespace's orphan gates.
+      if (this.reconciler.orphanGate(p))
+        this.controller.enqueue(`${p.metadata!.namespace!}/${GATE_RELEASE_KEY}`);
     };
     this.pods.addHandlers({
       onAdd: podChanged,
