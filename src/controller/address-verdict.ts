@@ -4,7 +4,13 @@
  * when every address answered Verified. The routing unit is the pod (its addresses all go into
  * the EndpointSlices of their families), so a pod that serves an interface on IPv4 but not on
  * IPv6 is not routed for it at all: an advertised interface is never routed to an address that
- * does not serve it (docs/routing.md, "Dual-stack pods").
+ * does not serve it (README, "Dual-stack pods"). The alternative, a verdict per address, would
+ * route the pod's IPv4 address and withdraw its IPv6 one; it is not taken because decide(),
+ * the readiness gate and status count pods, and a gate per address does not exist: one rule,
+ * the strict one, keeps the invariant and the pod-level facts in step.
+ *
+ * The card is fetched at the primary address only: it is a fact about the pod, and every
+ * interface it declares is then probed at every address.
  */
 import { InterfaceState } from '../api/conditions.js';
 import type { ProbeAnswer } from './probe-backend.js';
