@@ -268,3 +268,33 @@ void test('observePods: a verified interface whose probe is cut by the reconcile
     server.close();
   }
 });
+
+void test('Prober: everything a probe does (attempt and retry) is cut at notAfter + timeout + 1 s, as Pending', async () => {
+  // Each attempt ends in a reset after 90% of the timeout: Unreachable, retried once. Two
+  // attempts take 1.8x the timeout, past the cut at notAfter (now) + timeout + 1 s.
+  const TIMEOUT = 2000;
+  let requests = 0;
+  const server = createHttpServer((req) => {
+    requests++;
+    req.resume();
+    setTimeout(() => req.socket.destroy(), TIMEOUT * 0.9);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const prober = new Prober();
+  try {
+    const i = iface('JSONRPC', port);
+    const alone = await prober.probe({ address: '127.0.0.1', port }, i, { timeoutMs: TIMEOUT });
+    assert.equal(alone.state, InterfaceState.Unreachable, 'without a budget: both attempts run, a verdict');
+    assert.equal(requests, 2);
+    const cut = await prober.probe({ address: '127.0.0.1', port }, i, {
+      timeoutMs: TIMEOUT,
+      notAfter: Date.now() + 50,
+    });
+    assert.equal(cut.state, InterfaceState.Pending, cut.message);
+  } finally {
+    await prober.close();
+    server.closeAllConnections();
+    server.close();
+  }
+});
