@@ -109,8 +109,9 @@ export class Prober {
 
   async probe(target: DialTarget, iface: CardInterface, opts: ProbeOptions): Promise<ProbeResult> {
     const started = performance.now();
-    // Everything a probe does (attempt, retry, gRPC diagnosis) ends by notAfter + timeoutMs: a
-    // reconcile's probing ends within its budget plus one timeout (observe-pods.ts).
+    // Everything a probe does (attempt, retry, gRPC diagnosis) is cut at notAfter + timeoutMs
+    // + 1 s, answering Pending: a reconcile's probing ends within its budget plus one timeout
+    // (observe-pods.ts). A cut attempt's own I/O is cancelled by the same signal.
     const signals = [
       ...(opts.signal ? [opts.signal] : []),
       ...(opts.notAfter !== undefined
