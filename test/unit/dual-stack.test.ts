@@ -11,6 +11,7 @@ import { combineAddressAnswers, probeEveryAddress } from '../../src/controller/a
 import type { PodObservation } from '../../src/controller/observed.js';
 import { observePod } from '../../src/controller/pod-state.js';
 import type { ProbeAnswer } from '../../src/controller/probe-backend.js';
+import { hostPort } from '../../src/probe/dial-target.js';
 import { addressFamily, buildEndpointSlices } from '../../src/routing/objects.js';
 
 function pod(status: V1Pod['status']): V1Pod {
@@ -50,7 +51,7 @@ describe('observePod: addresses', () => {
   });
 });
 
-const answer = (state: InterfaceState, message = state, durationMs = 1): ProbeAnswer => ({
+const answer = (state: InterfaceState, message: string = state, durationMs = 1): ProbeAnswer => ({
   state,
   reason: state,
   message,
@@ -174,5 +175,12 @@ describe('buildEndpointSlices: one slice per port per address family', () => {
     assert.equal(addressFamily('10.0.0.1'), 'IPv4');
     assert.equal(addressFamily('fd00::1'), 'IPv6');
     assert.equal(addressFamily('::ffff:10.0.0.1'), 'IPv6');
+  });
+});
+
+describe('hostPort: the dial target of an IPv6 pod is bracketed', () => {
+  it('IPv6 in brackets, IPv4 as is', () => {
+    assert.equal(hostPort('fd00:a2a::4', 8080), '[fd00:a2a::4]:8080');
+    assert.equal(hostPort('10.244.1.2', 8080), '10.244.1.2:8080');
   });
 });
