@@ -17,6 +17,13 @@ export const PLURAL = 'a2aagents';
 export const SINGULAR = 'a2aagent';
 export const SHORT_NAMES = ['a2a'];
 
+/**
+ * Cap on spec.probe.timeoutSeconds. A reconcile starts probes for 30 s (observe-pods.ts
+ * PROBE_BUDGET_MS) and cuts a started one at budget + timeout + 1 s; with this cap probing ends
+ * by 51 s, inside the controller's 60 s reconcile timeout, with time left to write status.
+ */
+export const MAX_PROBE_TIMEOUT_SECONDS = 20;
+
 const dnsLabel = z
   .string()
   .min(1)
@@ -116,9 +123,15 @@ export const ProbeSettings = z
       .max(86400)
       .default(30)
       .meta({ description: 'How often a verified interface is reprobed, in seconds (jittered).' }),
-    timeoutSeconds: z.number().int().min(1).max(300).default(3).meta({
-      description: 'Deadline of one probe or card fetch, in seconds. Must be less than periodSeconds.',
-    }),
+    timeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PROBE_TIMEOUT_SECONDS)
+      .default(3)
+      .meta({
+        description: `Deadline of one probe or card fetch, in seconds. Must be less than periodSeconds. At most ${MAX_PROBE_TIMEOUT_SECONDS} so a reconcile always ends: probes start during its first 30 s, each is cut at 30 s + timeoutSeconds + 1 s, which leaves time to write status within the 60 s reconcile timeout.`,
+      }),
     failureThreshold: z.number().int().min(1).max(100).default(2).meta({
       description:
         'Consecutive failed probes before a verified interface is withdrawn. Confirmation reprobes run about a second apart, not a whole period.',

@@ -11,7 +11,14 @@ import { CardReason, InterfaceState } from '../api/conditions.js';
 import { cardDigest, parseCard, staticChecks, CardParseError } from '../card/index.js';
 import { podMemory, prunePods, type AgentMemory, type CardMemory, type PodMemory } from './agent-memory.js';
 import { mapInterfaces, operatorCheckOptions, type MapContext } from './interface-map.js';
-import type { InterfaceVerdict, ObservedPod, PodCard, PodObservation } from './observed.js';
+import { probeEveryAddress } from './address-verdict.js';
+import {
+  podAddresses,
+  type InterfaceVerdict,
+  type ObservedPod,
+  type PodCard,
+  type PodObservation,
+} from './observed.js';
 import { podPort, serviceHostNames } from './port-mapping.js';
 import type { ProbeBackend, ProbeCredentials } from './probe-backend.js';
 import { isDue, jitteredPeriod, recordProbe, seededRecord, seedKey, staticVerdict } from './probe-memory.js';
@@ -20,6 +27,16 @@ import { isDue, jitteredPeriod, recordProbe, seededRecord, seedKey, staticVerdic
  * How long one reconcile keeps starting probes. An agent with many slow interfaces (each up to
  * timeoutSeconds, its own few at a time) would otherwise outlast the controller's reconcile
  * timeout and never write status; what is left is probed by the next reconcile, right after.
+ *
+ * How the time bounds compose, so a reconcile always ends with its writes done:
+ * - no card fetch or probe starts after this budget (30 s; it answers `deferred`/Pending);
+ * - everything a started probe does (attempt, one retry, gRPC diagnosis dial) is cut at
+ *   budget + timeoutSeconds + 1 s (src/probe/prober.ts), a card fetch at its own timeout;
+ * - `probe.timeoutSeconds` is capped at 20 by the CRD (MAX_PROBE_TIMEOUT_SECONDS), so probing
+ *   ends by 51 s and the writes (status, Service, slices, card, gates) have the rest of the
+ *   controller's 60 s reconcile timeout (src/kube/controller.ts);
+ * - past that timeout the reconcile's signal aborts: probes not yet dialled are not, in-flight
+ *   ones are cut, and both answer Pending, which is no verdict and never counts as a failure.
  */
 export const PROBE_BUDGET_MS = 30_000;
 
@@ -62,7 +79,12 @@ function currentCard(mem: CardMemory | undefined, threshold: number): PodCard | 
   return mem.good;
 }
 
-async function refreshCard(input: ObserveInput, pod: ObservedPod, mem: PodMemory): Promise<boolean> {
+async function refreshCard(
+  input: ObserveInput,
+  pod: ObservedPod,
+  mem: PodMemory,
+  notAfter: number,
+): Promise<boolean | 'deferred'> {
   const { spec } = input;
   const now = input.now();
   if (mem.card && !isDue(mem.card.dueAt, now, spec.probe.periodSeconds * 1000, mem.card.failures === 0))
@@ -98,9 +120,12 @@ async function refreshCard(input: ObserveInput, pod: ObservedPod, mem: PodMemory
     hostHeader: cardHost(input),
     timeoutMs: spec.probe.timeoutSeconds * 1000,
     etag: card.good ? card.etag : undefined,
+    notAfter,
     signal: input.signal,
     ...input.credentials,
   });
+  // Not fetched (out of time, or aborted): no fact about the card; what is known stays.
+  if (res.kind === 'deferred') return 'deferred';
   if (res.kind === 'error') {
     fail(res.reason, `pod ${pod.name}: ${res.message}`);
     return true;
@@ -156,8 +181,10 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
   const observations = await Promise.all(
     input.pods.map(async (pod): Promise<PodObservation> => {
       if (!pod.candidate || !pod.ip) return { pod, verdicts: new Map() };
-      const mem = podMemory(input.memory, pod.uid, pod.ip);
-      if (await refreshCard(input, pod, mem)) fetches++;
+      const mem = podMemory(input.memory, pod.uid, podAddresses(pod).join(','));
+      const fetched = await refreshCard(input, pod, mem, notAfter);
+      if (fetched === 'deferred') deferred = true;
+      else if (fetched) fetches++;
       const card = currentCard(mem.card, threshold);
       const verdicts = new Map<string, InterfaceVerdict>();
       if (!card?.ok) return { pod, card, verdicts };
@@ -187,18 +214,21 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
             (input.seed?.get(seedKey(pod.uid, pod.ip!))?.has(m.key) ? seededRecord(input.now()) : undefined);
           const steady = prev !== undefined && (prev.verdict.failures === 0 || prev.verdict.confirmed);
           if (!prev || isDue(prev.dueAt, input.now(), timing.periodMs, steady)) {
-            const answer = await input.backend.probe({
-              agent: input.key,
-              address: pod.ip!,
-              port,
-              iface: m.iface,
-              timeoutMs: spec.probe.timeoutSeconds * 1000,
-              notAfter,
-              signal: input.signal,
-              ...input.credentials,
-            });
+            // Every address the pod has (dual-stack): Verified only if each serves it.
+            const answer = await probeEveryAddress(podAddresses(pod), (address) =>
+              input.backend.probe({
+                agent: input.key,
+                address,
+                port,
+                iface: m.iface,
+                timeoutMs: spec.probe.timeoutSeconds * 1000,
+                notAfter,
+                signal: input.signal,
+                ...input.credentials,
+              }),
+            );
             if (answer.state === InterfaceState.Pending) {
-              // Not dialled: out of this reconcile's time. Keep what is known; probe it next.
+              // Not dialled, or cut by the reconcile's abort: no verdict. Keep what is known; probe it next.
               deferred = true;
               verdicts.set(
                 m.key,

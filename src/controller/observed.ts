@@ -11,7 +11,14 @@ import { displayUrl } from '../text/display-url.js';
 export interface ObservedPod {
   name: string;
   uid: string;
+  /** The primary address (`status.podIP`): the card is fetched there. */
   ip?: string;
+  /**
+   * Every address (`status.podIPs`, one per family on a dual-stack pod; the primary first):
+   * each interface is probed at each, and each is routed in its family's EndpointSlice.
+   * Unset means `[ip]`: read it with `podAddresses`.
+   */
+  ips?: string[];
   /** Running, has an IP, containers ready, not terminating: its card and interfaces are probed. */
   candidate: boolean;
   terminating: boolean;
@@ -22,6 +29,11 @@ export interface ObservedPod {
   /** Current status of the a2a.dev/card-verified condition on the pod, if any. */
   gate?: { status: 'True' | 'False' | 'Unknown'; reason?: string; message?: string };
   nodeName?: string;
+}
+
+/** Every address of the pod, the primary first. */
+export function podAddresses(pod: Pick<ObservedPod, 'ip' | 'ips'>): string[] {
+  return pod.ips ?? (pod.ip ? [pod.ip] : []);
 }
 
 /** The card one pod served (or why it could not be had). */

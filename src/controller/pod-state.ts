@@ -9,13 +9,19 @@ function conditionStatus(pod: V1Pod, type: string): string | undefined {
 }
 
 /**
- * A pod is probed when it runs, has an IP, its containers are ready and it is not terminating.
+ * A pod is probed when it runs, has an IP (at each of its addresses), its containers are ready and it is not terminating.
  * ContainersReady, not Ready: a pod that lists our readiness gate is not Ready until we say so.
  */
 export function observePod(pod: V1Pod): ObservedPod {
   const terminating = Boolean(pod.metadata?.deletionTimestamp);
   const containersReady = conditionStatus(pod, 'ContainersReady') ?? conditionStatus(pod, 'Ready');
-  const ip = pod.status?.podIP || undefined;
+  // status.podIPs lists one address per family, the primary (podIP) first; older API servers
+  // and hand-written objects may set podIP alone.
+  const ips: string[] = [];
+  for (const a of [pod.status?.podIP, ...(pod.status?.podIPs ?? []).map((p) => p.ip)]) {
+    if (a && !ips.includes(a)) ips.push(a);
+  }
+  const ip = ips[0];
   // No prototype: a lookup by a spec's port name (`constructor`) finds only the pod's own ports.
   const containerPorts: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const c of pod.spec?.containers ?? []) {
@@ -26,6 +32,7 @@ export function observePod(pod: V1Pod): ObservedPod {
     name: pod.metadata?.name ?? '',
     uid: pod.metadata?.uid ?? '',
     ip,
+    ips,
     candidate: pod.status?.phase === 'Running' && Boolean(ip) && containersReady === 'True' && !terminating,
     terminating,
     containerPorts,

@@ -20,12 +20,17 @@ export interface CardRequest extends ProbeCredentials {
   hostHeader: string;
   timeoutMs: number;
   etag?: string;
+  /** Epoch ms after which a fetch still waiting for its turn is not made (answers `deferred`). */
+  notAfter?: number;
+  /** The reconcile's: a fetch not made or cut because it aborted answers `deferred`. */
   signal?: AbortSignal;
 }
 
 export type CardFetch =
   | { kind: 'ok'; body: unknown; etag?: string }
   | { kind: 'notModified' }
+  /** Not fetched in this reconcile (out of its time, or aborted): no fact about the card, never a failure. */
+  | { kind: 'deferred' }
   | { kind: 'error'; reason: string; message: string };
 
 export interface ProbeRequest extends ProbeCredentials {
@@ -37,6 +42,10 @@ export interface ProbeRequest extends ProbeCredentials {
   timeoutMs: number;
   /** Epoch ms after which a probe still waiting for its turn is not dialled (answers Pending). */
   notAfter?: number;
+  /**
+   * The reconcile's: a probe not dialled or cut because it aborted answers Pending, which is
+   * no verdict and never counts as a failure.
+   */
   signal?: AbortSignal;
 }
 

@@ -63,6 +63,12 @@ export function recordProbe(
   timing: ProbeTiming,
 ): ProbeRecord {
   const random = timing.random ?? Math.random;
+  if (outcome.state === InterfaceState.Pending) {
+    // Not probed (out of time, or the reconcile aborted): no verdict, so no failure counted;
+    // what was known stays, and the probe is due again at once.
+    if (prev) return { ...prev, dueAt: Math.min(prev.dueAt, now) };
+    return { verdict: { ...outcome, failures: 0, confirmed: false }, probedAt: now, dueAt: now };
+  }
   if (outcome.state === InterfaceState.Verified) {
     return {
       verdict: { ...outcome, failures: 0, confirmed: false },

@@ -25,11 +25,12 @@ export class LiveProbeBackend implements ProbeBackend {
   ) {}
 
   async fetchCard(req: CardRequest): Promise<CardFetch> {
-    const { agent, ...opts } = req;
+    const { agent, notAfter, ...opts } = req;
     let res: Awaited<ReturnType<Prober['fetchCard']>>;
     try {
-      res = await this.prober.fetchCard(opts, agent);
+      res = await this.prober.fetchCard(opts, agent, notAfter);
     } catch (err) {
+      if (req.signal?.aborted) return { kind: 'deferred' };
       return {
         kind: 'error',
         reason: CardReason.CardFetchFailed,
@@ -44,6 +45,7 @@ export class LiveProbeBackend implements ProbeBackend {
       };
     }
     if (res.kind === 'notModified') return { kind: 'notModified' };
+    if (res.kind === 'deferred') return { kind: 'deferred' };
     return { kind: 'ok', body: res.body, etag: res.etag };
   }
 
@@ -55,6 +57,7 @@ export class LiveProbeBackend implements ProbeBackend {
         timeoutMs: req.timeoutMs,
         agent: req.agent,
         notAfter: req.notAfter,
+        signal: req.signal,
         bearerToken: req.bearerToken,
         tls: req.tls,
       });
@@ -66,12 +69,20 @@ export class LiveProbeBackend implements ProbeBackend {
         durationMs: r.durationMs,
       };
     } catch (err) {
-      res = {
-        state: InterfaceState.Inconclusive,
-        reason: reasonFor(InterfaceState.Inconclusive),
-        message: `${req.iface.protocolBinding} probe failed inside the operator (${errorCode(err) ?? 'UNKNOWN'})`,
-        durationMs: Math.round((performance.now() - started) * 10) / 10,
-      };
+      // An aborted probe is no verdict, whatever the engine threw on the way out.
+      res = req.signal?.aborted
+        ? {
+            state: InterfaceState.Pending,
+            reason: reasonFor(InterfaceState.Pending),
+            message: `${req.iface.protocolBinding} probe not finished (the reconcile was cut short); next reconcile`,
+            durationMs: Math.round((performance.now() - started) * 10) / 10,
+          }
+        : {
+            state: InterfaceState.Inconclusive,
+            reason: reasonFor(InterfaceState.Inconclusive),
+            message: `${req.iface.protocolBinding} probe failed inside the operator (${errorCode(err) ?? 'UNKNOWN'})`,
+            durationMs: Math.round((performance.now() - started) * 10) / 10,
+          };
     }
     if (res.state !== 'Pending') this.onProbe?.(req.iface.protocolBinding, res.state, res.durationMs);
     return res;

@@ -16,3 +16,26 @@ export function withDeadline<T>(operation: Promise<T>, ms: number): Promise<T> {
   operation.catch(() => undefined);
   return Promise.race([operation, deadline]).finally(() => clearTimeout(timer));
 }
+
+/** Raised by `untilAborted` when the caller's signal aborts first. */
+export class ProbeAbortedError extends Error {
+  override readonly name = 'ProbeAbortedError';
+  readonly code = 'ERR_PROBE_ABORTED';
+}
+
+/**
+ * The operation, or a ProbeAbortedError as soon as `signal` aborts: the caller is answered at
+ * once even where a library stage does not watch the signal (the operation is still cut by
+ * whatever signal it was given; its late outcome is consumed).
+ */
+export function untilAborted<T>(operation: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return operation;
+  operation.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(new ProbeAbortedError('aborted'));
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new ProbeAbortedError('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([operation, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}

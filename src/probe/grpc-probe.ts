@@ -11,9 +11,11 @@ import {
 import { InterfaceState } from '../api/conditions.js';
 import type { CardInterface } from '../card/parsed-card.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
+import { abortedVerdict } from './aborted-verdict.js';
 import { bearerTokenProblem } from './bearer-token.js';
 import { classifyGrpc, grpcCodeName } from './classify-grpc.js';
 import type { DialTarget } from './dial-target.js';
+import { untilAborted } from './deadline.js';
 import { diagnoseGrpcTransport } from './grpc-transport-diagnosis.js';
 import { decodeRpcStatus } from './grpc-wire-messages.js';
 import type { Verdict } from './probe-result.js';
@@ -32,6 +34,8 @@ export interface GrpcProbeInput {
   bearerToken?: string;
   tlsSettings?: TlsSettings;
   what: string;
+  /** The caller's: an abort cancels the call and answers Pending (no verdict, no diagnosis dial). */
+  signal?: AbortSignal;
 }
 
 export interface GrpcProbeOutcome {
@@ -83,8 +87,14 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
           },
         }),
     });
+  const aborted = (): GrpcProbeOutcome => ({
+    verdict: abortedVerdict(input.what),
+    transportFailed: false,
+    retryable: false,
+  });
+  if (input.signal?.aborted) return aborted();
   const result = await new Promise<{ code: number; details: string; trailers?: Metadata }>((resolve) => {
-    input.client.makeUnaryRequest(
+    const call = input.client.makeUnaryRequest(
       method,
       (b: Buffer) => b,
       (b: Buffer) => b,
@@ -102,20 +112,34 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
           });
       },
     );
+    const cancel = () => call.cancel();
+    input.signal?.addEventListener('abort', cancel, { once: true });
+    call.on('status', () => input.signal?.removeEventListener('abort', cancel));
   });
+  // Cancelled by our caller: no verdict, and the channel is not to blame (kept).
+  if (input.signal?.aborted) return aborted();
   const evidence = { request: method, grpcCode: result.code, grpcCodeName: grpcCodeName(result.code) };
   // grpc-js reports a transport failure as UNAVAILABLE, and a connection lost mid-call as CANCELLED.
   if (result.code === GrpcStatus.UNAVAILABLE || result.code === GrpcStatus.CANCELLED) {
-    const diagnosed = await diagnoseGrpcTransport({
-      target: input.target,
-      tls: endpoint.tls,
-      urlHost: endpoint.host,
-      tlsSettings: input.tlsSettings,
-      timeoutMs: input.timeoutMs,
-      what: input.what,
-      evidence,
-      grpcDetails: result.details,
-    });
+    let diagnosed: Verdict;
+    try {
+      // The diagnosis dial ends at its own timeout; the caller is answered at once on abort.
+      diagnosed = await untilAborted(
+        diagnoseGrpcTransport({
+          target: input.target,
+          tls: endpoint.tls,
+          urlHost: endpoint.host,
+          tlsSettings: input.tlsSettings,
+          timeoutMs: input.timeoutMs,
+          what: input.what,
+          evidence,
+          grpcDetails: result.details,
+        }),
+        input.signal,
+      );
+    } catch {
+      return aborted();
+    }
     return { verdict: diagnosed, transportFailed: true, retryable: true };
   }
   const classified = classifyGrpc(

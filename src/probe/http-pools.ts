@@ -14,11 +14,11 @@ export interface HttpPoolKey {
 
 export const MAX_HEADER_BYTES = 16 * 1024;
 
-function createPool(k: HttpPoolKey, connectTimeoutMs: number): Pool {
+function createPool(k: HttpPoolKey, connectTimeoutMs: number, connections: number): Pool {
   const origin = `${k.tls ? 'https' : 'http'}://${hostPort(k.target.address, k.target.port)}`;
   const insecure = k.tlsSettings?.insecureSkipVerify === true;
   return new Pool(origin, {
-    connections: 4,
+    connections,
     pipelining: 1,
     keepAliveTimeout: 30_000,
     maxHeaderSize: MAX_HEADER_BYTES,
@@ -42,6 +42,11 @@ export class HttpPools {
   constructor(
     idleMs: number,
     private readonly connectTimeoutMs: number,
+    /**
+     * Connections per pool: at least as many as requests that can be in flight on it (the
+     * prober passes its concurrency limit), so none waits for a connection inside its timeout.
+     */
+    private readonly connections = 32,
   ) {
     this.cache = new IdleCache<Pool>(idleMs, (pool) => pool.destroy().catch(() => undefined));
   }
@@ -54,7 +59,7 @@ export class HttpPools {
       k.urlHost,
       tlsKey(k.tlsSettings),
     ].join('|');
-    return this.cache.use(key, () => createPool(k, this.connectTimeoutMs), fn);
+    return this.cache.use(key, () => createPool(k, this.connectTimeoutMs, this.connections), fn);
   }
 
   get size(): number {

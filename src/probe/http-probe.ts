@@ -7,7 +7,8 @@ import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
 import { InterfaceState } from '../api/conditions.js';
 import { bearerTokenProblem } from './bearer-token.js';
 import { readBounded } from './bounded-body.js';
-import { withDeadline } from './deadline.js';
+import { untilAborted, withDeadline } from './deadline.js';
+import { abortedVerdict } from './aborted-verdict.js';
 import { classifyJsonRpc } from './classify-jsonrpc.js';
 import { classifyRest } from './classify-rest.js';
 import type { HttpProbeContext } from './http-answer.js';
@@ -29,6 +30,8 @@ export interface HttpProbeInput {
   bearerToken?: string;
   /** Describes the attempt for messages: binding, version, URL, dialled address. */
   what: string;
+  /** The caller's: an abort cuts the request and answers Pending (no verdict). */
+  signal?: AbortSignal;
 }
 
 export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> {
@@ -67,7 +70,9 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
         body: jsonRpc ? jsonRpcGetTaskBody(iface.protocolVersion, input.taskId, iface.tenant) : undefined,
         headersTimeout: input.timeoutMs,
         bodyTimeout: input.timeoutMs,
-        signal: AbortSignal.timeout(input.timeoutMs),
+        signal: input.signal
+          ? AbortSignal.any([AbortSignal.timeout(input.timeoutMs), input.signal])
+          : AbortSignal.timeout(input.timeoutMs),
       });
       const { body } = await readBounded(res.body, MAX_PROBE_BODY_BYTES);
       const ct = res.headers['content-type'];
@@ -77,9 +82,11 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
         body: withoutToken(body, input.bearerToken),
       };
     };
-    const answer = await withDeadline(exchange(), input.timeoutMs + 50);
+    if (input.signal?.aborted) return abortedVerdict(input.what);
+    const answer = await untilAborted(withDeadline(exchange(), input.timeoutMs + 50), input.signal);
     return jsonRpc ? classifyJsonRpc(answer, ctx) : classifyRest(answer, ctx);
   } catch (err) {
+    if (input.signal?.aborted) return abortedVerdict(input.what);
     // Classified by its code only: an error's text may quote the request it failed on.
     return classifyTransportFailure(err, {
       what: input.what,

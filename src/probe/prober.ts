@@ -12,7 +12,9 @@ import { interfaceEndpoint, isEndpointViolation } from '../card/interface-endpoi
 import type { CardInterface } from '../card/parsed-card.js';
 import { displayUrl } from '../text/display-url.js';
 import { redactCredentials } from '../text/redact-credentials.js';
+import { abortedVerdict } from './aborted-verdict.js';
 import { ConcurrencyLimit, KeyedConcurrencyLimit } from './concurrency-limit.js';
+import { untilAborted } from './deadline.js';
 import { hostPort, type DialTarget } from './dial-target.js';
 import { fetchCard, type FetchCardOptions, type FetchCardResult } from './fetch-card.js';
 import { GrpcChannels, type GrpcChannelKey } from './grpc-channels.js';
@@ -43,9 +45,26 @@ export interface ProbeOptions {
    * reconcile that queued more probes than fit in its time ends, and the next one goes on.
    */
   notAfter?: number;
+  /**
+   * The caller's (the reconcile's): a probe whose turn comes after the abort is not dialled, an
+   * in-flight one is cut; both answer Pending, which is no verdict (never a failure).
+   */
+  signal?: AbortSignal;
   bearerToken?: string;
   tls?: TlsSettings;
 }
+
+/** A card fetch the prober did not make (or gave up on): no fact about the card, fetch it next time. */
+export interface CardFetchDeferred {
+  kind: 'deferred';
+  why: 'aborted' | 'outOfTime';
+}
+
+/**
+ * Slack past `notAfter + timeoutMs` before a probe is cut: an attempt started just before
+ * `notAfter` ends on its own timeout (plus withDeadline's 50 ms) and keeps its verdict.
+ */
+const HARD_STOP_SLACK_MS = 1000;
 
 export const TASK_ID_PLACEHOLDER = '<task-id>';
 
@@ -90,7 +109,11 @@ export class Prober {
       Math.min(opts.perAgentConcurrency ?? 8, opts.concurrency ?? 32),
     );
     const idleMs = opts.idleMs ?? 120_000;
-    this.pools = new HttpPools(idleMs, opts.connectTimeoutMs ?? 10_000);
+    // A pool holds as many connections as probes can be in flight at all (the shared limit),
+    // so no probe ever queues for a pooled connection: its deadline starts before undici sends
+    // the request, and a wait for a connection would be reported as the interface's Timeout.
+    // undici opens connections on demand, so the bound costs nothing until that many run.
+    this.pools = new HttpPools(idleMs, opts.connectTimeoutMs ?? 10_000, opts.concurrency ?? 32);
     this.channels = new GrpcChannels(idleMs);
   }
 
@@ -101,23 +124,54 @@ export class Prober {
 
   async probe(target: DialTarget, iface: CardInterface, opts: ProbeOptions): Promise<ProbeResult> {
     const started = performance.now();
-    const v = await this.schedule(opts.agent, () =>
-      opts.notAfter !== undefined && Date.now() > opts.notAfter
-        ? Promise.resolve(
-            verdict(
-              InterfaceState.Pending,
-              `${iface.protocolBinding} ${displayUrl(iface.url)}: not probed in this reconcile (its time went to this agent's other probes); next reconcile`,
-              {},
-            ),
-          )
-        : this.classify(target, iface, opts),
-    );
+    // Everything a probe does (attempt, retry, gRPC diagnosis) is cut at notAfter + timeoutMs
+    // + 1 s, answering Pending: a reconcile's probing ends within its budget plus one timeout
+    // (observe-pods.ts). A cut attempt's own I/O is cancelled by the same signal.
+    const signals = [
+      ...(opts.signal ? [opts.signal] : []),
+      ...(opts.notAfter !== undefined
+        ? [AbortSignal.timeout(Math.max(0, opts.notAfter - Date.now()) + opts.timeoutMs + HARD_STOP_SLACK_MS)]
+        : []),
+    ];
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const label = `${iface.protocolBinding} ${displayUrl(iface.url)}`;
+    const v = await this.schedule(opts.agent, async () => {
+      if (signal?.aborted) return abortedVerdict(label);
+      if (opts.notAfter !== undefined && Date.now() > opts.notAfter) {
+        return verdict(
+          InterfaceState.Pending,
+          `${label}: not probed in this reconcile (its time went to this agent's other probes); next reconcile`,
+          {},
+        );
+      }
+      try {
+        return await untilAborted(this.classify(target, iface, { ...opts, signal }), signal);
+      } catch (err) {
+        if (signal?.aborted) return abortedVerdict(label);
+        throw err;
+      }
+    });
     return { ...v, durationMs: Math.round((performance.now() - started) * 10) / 10 };
   }
 
-  /** Fetches a card under the same limits as probes (a card can take up to 1 MiB and the whole timeout). */
-  fetchCard(opts: FetchCardOptions, agent?: string): Promise<FetchCardResult> {
-    return this.schedule(agent, () => fetchCard(opts));
+  /**
+   * Fetches a card under the same limits as probes (a card can take up to 1 MiB and the whole
+   * timeout). Like a probe, a fetch whose turn comes after `notAfter` or after `opts.signal`
+   * aborted is not made, and one cut by the abort is no answer: both are `deferred`.
+   */
+  async fetchCard(
+    opts: FetchCardOptions,
+    agent?: string,
+    notAfter?: number,
+  ): Promise<FetchCardResult | CardFetchDeferred> {
+    const res = await this.schedule(agent, (): Promise<FetchCardResult | CardFetchDeferred> => {
+      if (opts.signal?.aborted) return Promise.resolve({ kind: 'deferred', why: 'aborted' });
+      if (notAfter !== undefined && Date.now() > notAfter)
+        return Promise.resolve({ kind: 'deferred', why: 'outOfTime' });
+      return fetchCard(opts);
+    });
+    if (res.kind === 'error' && opts.signal?.aborted) return { kind: 'deferred', why: 'aborted' };
+    return res;
   }
 
   /** The agent's own slot first, then a shared one: an agent's backlog never queues in front of others. */
@@ -132,7 +186,7 @@ export class Prober {
    */
   private async classify(target: DialTarget, iface: CardInterface, opts: ProbeOptions): Promise<Verdict> {
     const first = await this.attempt(target, iface, opts);
-    if (!first.retryable) return first.verdict;
+    if (!first.retryable || opts.signal?.aborted) return first.verdict;
     return (await this.attempt(target, iface, opts)).verdict;
   }
 
@@ -192,6 +246,7 @@ export class Prober {
           bearerToken: opts.bearerToken,
           tlsSettings: opts.tls,
           what,
+          signal: opts.signal,
         }),
       );
       if (outcome.transportFailed) await this.channels.evict(key);
@@ -208,9 +263,10 @@ export class Prober {
           timeoutMs: opts.timeoutMs,
           bearerToken: opts.bearerToken,
           what,
+          signal: opts.signal,
         }),
     );
-    return { verdict: v, retryable: v.state === InterfaceState.Unreachable };
+    return { verdict: v, retryable: v.state === InterfaceState.Unreachable && !opts.signal?.aborted };
   }
 
   async close(): Promise<void> {

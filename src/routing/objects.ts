@@ -1,14 +1,14 @@
 /**
  * The objects Enforce mode owns, built from a routing decision: a selector-less Service, one
  * EndpointSlice per port (per resolved pod port number when a named targetPort differs
- * between pods), and the advertised-card ConfigMap. Pure builders; apply lives in the
- * controller.
+ * between pods) and address family (pods' IPv4 and IPv6 addresses), and the advertised-card
+ * ConfigMap. Pure builders; apply lives in the controller.
  */
 import type { V1ConfigMap, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import type { A2AAgentSpec } from '../api/a2aagent.js';
 import { API_VERSION, KIND } from '../api/a2aagent.js';
 import type { MappedInterface } from '../controller/interface-map.js';
-import type { PodObservation } from '../controller/observed.js';
+import { podAddresses, type PodObservation } from '../controller/observed.js';
 import { podPort } from '../controller/port-mapping.js';
 import type { AdvertisedCard } from './advertised-card.js';
 import type { RoutingPlan } from './plan.js';
@@ -64,6 +64,9 @@ export function buildService(
     metadata: meta(owner, serviceName),
     spec: {
       type: 'ClusterIP',
+      // A ClusterIP of each family the cluster has: pods may be IPv6-only or dual-stack, and
+      // kube-proxy routes a family's ClusterIP to that family's EndpointSlices only.
+      ipFamilyPolicy: 'PreferDualStack',
       ports: spec.ports.map((p) => {
         const appProtocol = appProtocolFor(mapped, p.name);
         return {
@@ -76,6 +79,11 @@ export function buildService(
       }),
     },
   };
+}
+
+/** The EndpointSlice addressType of a pod IP. */
+export function addressFamily(address: string): 'IPv4' | 'IPv6' {
+  return address.includes(':') ? 'IPv6' : 'IPv4';
 }
 
 export function buildEndpointSlices(
@@ -94,7 +102,7 @@ export function buildEndpointSlices(
     for (const uid of uids) {
       const pod = byUid.get(uid);
       const n = pod && podPort(port, pod);
-      if (!pod?.ip || n === undefined || pod.ip.includes(':')) continue;
+      if (!pod || podAddresses(pod).length === 0 || n === undefined) continue;
       groups.set(n, [...(groups.get(n) ?? []), uid]);
     }
     const fixed =
@@ -104,27 +112,39 @@ export function buildEndpointSlices(
     if (groups.size === 0) groups.set(fixed ?? port.port, []);
     const appProtocol = appProtocolFor(mapped, port.name);
     for (const [number, list] of [...groups.entries()].sort((a, b) => a[0] - b[0])) {
-      const name =
+      const base =
         groups.size === 1 ? `${serviceName}-${port.name}` : `${serviceName}-${port.name}-${number}`;
-      slices.push({
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: meta(owner, name, {
-          'kubernetes.io/service-name': serviceName,
-          'endpointslice.kubernetes.io/managed-by': SLICE_MANAGED_BY,
-        }),
-        addressType: 'IPv4',
-        ports: [{ name: port.name, port: number, protocol: 'TCP', ...(appProtocol ? { appProtocol } : {}) }],
-        endpoints: list.map((uid) => {
+      // A slice holds one address family. IPv4 keeps the plain name (always written, empty
+      // when no pod qualifies); IPv6 gets its own slice, written only while a pod has such an
+      // address. A dual-stack pod is in both, with the address of each family.
+      for (const family of ['IPv4', 'IPv6'] as const) {
+        const endpoints = list.flatMap((uid) => {
           const pod = byUid.get(uid)!;
-          return {
-            addresses: [pod.ip!],
-            conditions: { ready: true, serving: true, terminating: false },
-            targetRef: { kind: 'Pod', namespace: owner.namespace, name: pod.name, uid: pod.uid },
-            ...(pod.nodeName ? { nodeName: pod.nodeName } : {}),
-          };
-        }),
-      });
+          return podAddresses(pod)
+            .filter((a) => addressFamily(a) === family)
+            .slice(0, 1)
+            .map((address) => ({
+              addresses: [address],
+              conditions: { ready: true, serving: true, terminating: false },
+              targetRef: { kind: 'Pod', namespace: owner.namespace, name: pod.name, uid: pod.uid },
+              ...(pod.nodeName ? { nodeName: pod.nodeName } : {}),
+            }));
+        });
+        if (family === 'IPv6' && endpoints.length === 0) continue;
+        slices.push({
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: meta(owner, family === 'IPv4' ? base : `${base}-ipv6`, {
+            'kubernetes.io/service-name': serviceName,
+            'endpointslice.kubernetes.io/managed-by': SLICE_MANAGED_BY,
+          }),
+          addressType: family,
+          ports: [
+            { name: port.name, port: number, protocol: 'TCP', ...(appProtocol ? { appProtocol } : {}) },
+          ],
+          endpoints,
+        });
+      }
     }
   }
   return slices;

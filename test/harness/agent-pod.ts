@@ -13,13 +13,16 @@ import { request } from 'node:http';
 import type { AgentConfig, AgentPorts } from '../agents/agent-config.js';
 import { buildGoAgent, REPO_ROOT } from './binaries.js';
 import type { Cluster } from './cluster.js';
-import { PodHost } from './podhost.js';
+import { PodHost, type PodHostFamilies } from './podhost.js';
 import { createPod, deletePod } from './pods.js';
 
 export interface AgentPod {
   name: string;
   namespace: string;
+  /** The primary address (status.podIP). */
   ip: string;
+  /** Every address (status.podIPs). */
+  ips: string[];
   host: PodHost;
   ports: AgentPorts;
   logFile: string;
@@ -41,6 +44,8 @@ export interface AgentPodOptions {
   readinessGates?: string[];
   /** Which SDK the agent runs on: `js` (@a2a-js/sdk, default) or `go` (a2a-go). */
   runtime?: 'js' | 'go';
+  /** Address families of the pod (default IPv4 only); with IPv6 the agent listens on `::`. */
+  families?: PodHostFamilies;
 }
 
 function httpJson(method: string, url: string, body?: unknown): Promise<unknown> {
@@ -80,9 +85,15 @@ async function waitReady(logFile: string, tail: () => string): Promise<AgentPort
 export async function startAgentPod(cluster: Cluster, opts: AgentPodOptions): Promise<AgentPod> {
   // Built (or found in the cache) before the namespace exists, so a failed build leaks nothing.
   const goAgent = opts.runtime === 'go' ? buildGoAgent() : undefined;
-  const host = PodHost.create();
+  const families = opts.families ?? 'IPv4';
+  const host = PodHost.create({ families });
   const logFile = join(mkdtempSync(join(tmpdir(), `a2a-agent-${opts.name}-`)), 'agent.log');
-  const config: AgentConfig = { control: { port: 7070 }, ...opts.config, host: host.ip };
+  // `::` takes IPv4 too (a dual-stack socket), so one agent serves every address of the pod.
+  const config: AgentConfig = {
+    control: { port: 7070 },
+    ...opts.config,
+    host: families === 'IPv4' ? host.ip : '::',
+  };
   const proc =
     goAgent !== undefined
       ? host.exec(goAgent, [JSON.stringify(config)], logFile)
@@ -103,15 +114,17 @@ export async function startAgentPod(cluster: Cluster, opts: AgentPodOptions): Pr
     name: opts.name,
     labels: opts.labels,
     ip: host.ip,
+    ips: host.ips,
     containerPorts: opts.containerPorts,
     ready: opts.ready ?? true,
     readinessGates: opts.readinessGates,
   });
-  const controlUrl = `http://${host.ip}:${ports.control}`;
+  const controlUrl = `http://${host.ip.includes(':') ? `[${host.ip}]` : host.ip}:${ports.control}`;
   return {
     name: opts.name,
     namespace: opts.namespace,
     ip: host.ip,
+    ips: host.ips,
     host,
     ports,
     logFile,

@@ -6,6 +6,10 @@
  * so one agent process bound to 0.0.0.0 can stand in for several pods (the benchmark does).
  * Namespaces, links and address claims are removed on destroy() and, as a last resort, when
  * the test process exits.
+ *
+ * Opt-in IPv6 (`PodHost.create({ families: 'dual' | 'IPv6' })`): the bridge also carries
+ * fd00:a2a::1/64 (a ULA prefix) and the host an address from it, beside its IPv4 one (dual) or
+ * alone (IPv6). Addresses are added with `nodad` so they are usable at once.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +19,11 @@ import { startProcess, type Managed } from './process.js';
 const BRIDGE = 'a2abr0';
 const BRIDGE_ADDR = '10.244.0.1';
 const PREFIX = 16;
+const BRIDGE_ADDR6 = 'fd00:a2a::1';
+const PREFIX6 = 64;
+
+/** Address families of a pod host: IPv4 only (default), IPv4 + IPv6 (IPv4 primary), IPv6 only. */
+export type PodHostFamilies = 'IPv4' | 'dual' | 'IPv6';
 const CLAIMS = '/run/a2a-podhosts';
 
 function ip(args: string[]): string {
@@ -65,6 +74,11 @@ function ensureBridge(): void {
   ip(['link', 'set', BRIDGE, 'up']);
 }
 
+/** The bridge's IPv6 address, added once (an error means it is there already). */
+function ensureBridge6(): void {
+  tryIp(['-6', 'addr', 'add', `${BRIDGE_ADDR6}/${PREFIX6}`, 'dev', BRIDGE, 'nodad']);
+}
+
 let counter = 0;
 const owned = new Set<PodHost>();
 process.on('exit', () => {
@@ -89,6 +103,22 @@ function claimAddress(netns: string): string {
   throw new Error('no free pod address left in 10.244.0.0/16');
 }
 
+/** Claims a free fd00:a2a::/64 address for this process, like claimAddress. */
+function claimAddress6(netns: string): string {
+  for (let n = 2; n < 0xffff; n++) {
+    const addr = `fd00:a2a::${n.toString(16)}`;
+    const dir = join(CLAIMS, addr);
+    try {
+      mkdirSync(dir);
+    } catch {
+      continue;
+    }
+    writeFileSync(join(dir, 'owner'), JSON.stringify([process.pid, netns]));
+    return addr;
+  }
+  throw new Error('no free pod address left in fd00:a2a::/64');
+}
+
 export class PodHost {
   readonly processes: Managed[] = [];
   /** Addresses added after the first one (addAddress()), in the order they were added. */
@@ -101,26 +131,37 @@ export class PodHost {
     private readonly hostLink: string,
   ) {}
 
-  /** Creates a network namespace with its own address on the shared bridge. */
-  static create(): PodHost {
+  /**
+   * Creates a network namespace with its own address(es) on the shared bridge: IPv4 by default;
+   * `families: 'dual'` adds an IPv6 address (`ip` stays the IPv4 one), `'IPv6'` gives it only an
+   * IPv6 address (then `ip` is that).
+   */
+  static create(opts: { families?: PodHostFamilies } = {}): PodHost {
     if (process.getuid?.() !== 0) throw new Error('pod hosts need root (ip netns)');
+    const families = opts.families ?? 'IPv4';
     sweepStale();
     ensureBridge();
+    if (families !== 'IPv4') ensureBridge6();
     const n = counter++;
     const tag = `${process.pid.toString(36)}${n.toString(36)}`;
     const netns = `a2a-${tag}`;
     const hostLink = `ah${tag}`.slice(0, 15);
-    const addr = claimAddress(netns);
+    const addr = families === 'IPv6' ? claimAddress6(netns) : claimAddress(netns);
     ip(['netns', 'add', netns]);
     const host = new PodHost(netns, addr, hostLink);
     owned.add(host);
     try {
       ip(['link', 'add', hostLink, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', netns]);
       ip(['link', 'set', hostLink, 'master', BRIDGE, 'up']);
-      ip(['-n', netns, 'addr', 'add', `${addr}/${PREFIX}`, 'dev', 'eth0']);
+      if (families === 'IPv6') {
+        ip(['-n', netns, '-6', 'addr', 'add', `${addr}/${PREFIX6}`, 'dev', 'eth0', 'nodad']);
+      } else {
+        ip(['-n', netns, 'addr', 'add', `${addr}/${PREFIX}`, 'dev', 'eth0']);
+      }
+      if (families === 'dual') host.addAddress6();
       ip(['-n', netns, 'link', 'set', 'eth0', 'up']);
       ip(['-n', netns, 'link', 'set', 'lo', 'up']);
-      ip(['-n', netns, 'route', 'add', 'default', 'via', BRIDGE_ADDR]);
+      if (families !== 'IPv6') ip(['-n', netns, 'route', 'add', 'default', 'via', BRIDGE_ADDR]);
     } catch (err) {
       host.destroySync();
       throw err;
@@ -143,6 +184,31 @@ export class PodHost {
     this.extraIps.push(addr); // recorded first, so destroy() releases the claim even if `ip` fails
     ip(['-n', this.netns, 'addr', 'add', `${addr}/${PREFIX}`, 'dev', 'eth0']);
     return addr;
+  }
+
+  /** Adds an IPv6 address from fd00:a2a::/64 (claimed, released on destroy) and returns it. */
+  addAddress6(): string {
+    if (this.destroyed) throw new Error(`pod host ${this.netns} is destroyed`);
+    ensureBridge6();
+    const addr = claimAddress6(this.netns);
+    this.extraIps.push(addr);
+    ip(['-n', this.netns, '-6', 'addr', 'add', `${addr}/${PREFIX6}`, 'dev', 'eth0', 'nodad']);
+    return addr;
+  }
+
+  /** Removes one of the host's addresses from eth0 (it stays claimed until destroy()). */
+  removeAddress(addr: string): void {
+    const v6 = addr.includes(':');
+    ip([
+      '-n',
+      this.netns,
+      ...(v6 ? ['-6'] : []),
+      'addr',
+      'del',
+      `${addr}/${v6 ? PREFIX6 : PREFIX}`,
+      'dev',
+      'eth0',
+    ]);
   }
 
   /** Runs a command inside the namespace; its output goes to logFile. */

@@ -11,6 +11,8 @@ export interface PodSpecInput {
   name: string;
   labels: Record<string, string>;
   ip: string;
+  /** Every address (status.podIPs, `ip` first); default `[ip]`. A dual-stack pod has one per family. */
+  ips?: string[];
   containerPorts?: { name?: string; containerPort: number }[];
   ready?: boolean;
   readinessGates?: string[];
@@ -42,20 +44,24 @@ export async function createPod(cluster: Cluster, input: PodSpecInput): Promise<
       },
     },
   });
-  return setPodStatus(cluster, input.namespace, input.name, { ip: input.ip, ready: input.ready ?? true });
+  return setPodStatus(cluster, input.namespace, input.name, {
+    ip: input.ip,
+    ips: input.ips,
+    ready: input.ready ?? true,
+  });
 }
 
 export async function setPodStatus(
   cluster: Cluster,
   namespace: string,
   name: string,
-  opts: { ip?: string; ready: boolean },
+  opts: { ip?: string; ips?: string[]; ready: boolean },
 ): Promise<k8s.V1Pod> {
   const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
   const status: Record<string, unknown> = { phase: 'Running', conditions: readyConditions(opts.ready) };
   if (opts.ip) {
     status.podIP = opts.ip;
-    status.podIPs = [{ ip: opts.ip }];
+    status.podIPs = (opts.ips ?? [opts.ip]).map((ip) => ({ ip }));
     status.hostIP = '10.244.0.1';
   }
   return core.patchNamespacedPodStatus({ name, namespace, body: { status } }, mergePatch);

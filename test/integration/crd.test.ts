@@ -114,6 +114,13 @@ describe('A2AAgent CRD on a real API server', () => {
       spec: { ...validSpec, probe: { periodSeconds: 5, timeoutSeconds: 5 } },
       field: /spec\.probe\.timeoutSeconds.*less than periodSeconds/,
     },
+    {
+      // Probes start in a reconcile's first 30 s and a started one is cut at 30 s + timeout + 1 s:
+      // a longer timeout would not leave the 60 s reconcile time to write status.
+      name: 'timeout-past-reconcile-bound',
+      spec: { ...validSpec, probe: { periodSeconds: 300, timeoutSeconds: 21 } },
+      field: /spec\.probe\.timeoutSeconds.*less than or equal to 20/,
+    },
     { name: 'no-ports', spec: { ...validSpec, ports: [] }, field: /spec\.ports.*at least 1 item/ },
     {
       name: 'port-range',
