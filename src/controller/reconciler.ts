@@ -18,7 +18,8 @@ import { Reason } from '../api/conditions.js';
 import { applyStatus, patchPodConditions, semanticEqual } from '../kube/apply.js';
 import type { KubeClient } from '../kube/client.js';
 import { splitKey, type ReconcileResult } from '../kube/controller.js';
-import { isNotFound } from '../kube/errors.js';
+import { classifyError, isNotFound, isNotLeader, TerminalError } from '../kube/errors.js';
+import { loggableError } from '../kube/controller.js';
 import type { EventRecorder } from '../kube/events.js';
 import type { Informer } from '../kube/informer.js';
 import { matchesSelector } from '../kube/selector.js';
@@ -27,9 +28,19 @@ import {
   buildCardConfigMap,
   buildEndpointSlices,
   buildService,
+  CARD_KEY,
+  cardConfigMapName,
   sliceWithEndpoints,
   type Owner,
 } from '../routing/objects.js';
+import {
+  SIGNED_FROM_ANNOTATION,
+  signingKeyProblem,
+  signingTag,
+  unsignedDigest,
+} from '../routing/card-signing.js';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { applyFailedStatus, applyFailureMessage } from './apply-failure.js';
 import { mapInterfaces } from './interface-map.js';
 import { MemoryStore } from './agent-memory.js';
 import { applyRouting, applyShrink, serviceConflict, type OwnedCaches } from './apply-routing.js';
@@ -181,6 +192,12 @@ export class AgentReconciler {
     const serviceName = serviceNameOf(spec, name);
     const resolved = await resolveCredentials(this.deps.client, { namespace, name }, spec, signal);
     const problems: SpecProblem[] = [...resolved.problems];
+    // A key that cannot sign is a spec problem like a refused Secret (docs/security.md): full
+    // routing is held, nothing is published unsigned in its place, withdrawals still apply.
+    const keyProblem = resolved.signingKey ? signingKeyProblem(resolved.signingKey) : undefined;
+    if (keyProblem)
+      problems.push({ reason: Reason.SigningKeyInvalid, message: `spec.routing.signingKey: ${keyProblem}` });
+    const signingKey = keyProblem ? undefined : resolved.signingKey;
     const pods = this.selectedPods(spec, namespace);
     for (const port of spec.ports) {
       if (typeof port.targetPort !== 'string') continue;
@@ -245,62 +262,113 @@ export class AgentReconciler {
     });
     this.deps.observer?.decided?.(key, decision);
 
-    const sign = async (c: AdvertisedCard | undefined): Promise<AdvertisedCard | undefined> =>
-      c && c.changed && resolved.signingKey && this.deps.signer
-        ? { ...c, card: await this.deps.signer(c.card, resolved.signingKey), signatures: 'Unchanged' }
-        : c;
-    // Routing first, status after: status never claims an advertisement that is not in place.
-    if (decision.routing) {
-      const ref = decision.routing;
-      const refPod = observed.observations.find((o) => o.card?.ok && o.card.digest === ref.digest);
-      const mapped = refPod?.card?.ok
-        ? mapInterfaces(refPod.card.card, { spec, namespace, serviceName })
-        : [];
-      const card = await sign(ref.card);
-      if (card !== ref.card && decision.status.advertised) decision.status.advertised.signatures = 'Resigned';
-      const unavailable =
-        decision.status.conditions?.find((c) => c.type === 'Advertised')?.message ?? 'nothing verified';
-      await applyRouting(
-        this.deps.client,
-        this.deps.owned,
-        owner,
-        serviceName,
-        {
-          service: buildService(owner, serviceName, spec, mapped),
-          slices: buildEndpointSlices(owner, serviceName, spec, ref.plan, ref.pods, mapped),
-          configMap: buildCardConfigMap(owner, card, unavailable),
-          ...(ref.interim
-            ? { interimConfigMap: buildCardConfigMap(owner, await sign(ref.interim.card), unavailable) }
-            : {}),
-        },
-        signal,
-      );
-    } else if (decision.shrink) {
-      const card = await sign(decision.shrink.card);
-      if (card !== decision.shrink.card && decision.status.advertised)
-        decision.status.advertised.signatures = 'Resigned';
-      await this.applyShrinkDecision(owner, serviceName, { ...decision.shrink, card }, log, signal);
-    }
-    for (const g of decision.gates) {
+    const signed = async (c: AdvertisedCard | undefined): Promise<SignedCard> => {
+      if (!c || !c.changed || !signingKey || !this.deps.signer) return { card: c };
+      const tag = signingTag(c.card, signingKey);
+      const published = this.deps.owned.configMaps.get(namespace, cardConfigMapName(name));
+      const card = reusableSignature(published, tag) ?? (await this.deps.signer(c.card, signingKey));
+      return { card: { ...c, card, signatures: 'Unchanged' }, tag };
+    };
+    // The apply phase: routing first, status after (status never claims an advertisement that
+    // is not in place). A failure here ends in status (apply-failure.ts), then in the queue
+    // action its class calls for.
+    let applyError: unknown;
+    const attempt = async (step: () => Promise<void>): Promise<void> => {
+      if (applyError !== undefined) return;
       try {
-        await patchPodConditions(
+        await step();
+      } catch (err) {
+        if (signal.aborted || isNotLeader(err)) throw err;
+        applyError = err;
+      }
+    };
+    await attempt(async () => {
+      if (decision.routing) {
+        const ref = decision.routing;
+        const refPod = observed.observations.find((o) => o.card?.ok && o.card.digest === ref.digest);
+        const mapped = refPod?.card?.ok
+          ? mapInterfaces(refPod.card.card, { spec, namespace, serviceName })
+          : [];
+        const final = await signed(ref.card);
+        if (final.card !== ref.card && decision.status.advertised)
+          decision.status.advertised.signatures = 'Resigned';
+        const unavailable =
+          decision.status.conditions?.find((c) => c.type === 'Advertised')?.message ?? 'nothing verified';
+        const interim = ref.interim ? await signed(ref.interim.card) : undefined;
+        await applyRouting(
           this.deps.client,
-          namespace,
-          g.pod,
-          [
-            {
-              type: CARD_VERIFIED_GATE,
-              status: g.status,
-              reason: g.reason,
-              message: g.message,
-              lastTransitionTime: new Date(this.now()).toISOString(),
-            },
-          ],
+          this.deps.owned,
+          owner,
+          serviceName,
+          {
+            service: buildService(owner, serviceName, spec, mapped),
+            slices: buildEndpointSlices(owner, serviceName, spec, ref.plan, ref.pods, mapped),
+            configMap: tagged(buildCardConfigMap(owner, final.card, unavailable), final.tag),
+            ...(interim
+              ? {
+                  interimConfigMap: tagged(buildCardConfigMap(owner, interim.card, unavailable), interim.tag),
+                }
+              : {}),
+          },
           signal,
         );
-      } catch (err) {
-        if (!isNotFound(err)) throw err; // the pod went away meanwhile: its next event reconciles again
+      } else if (decision.shrink) {
+        const { card, tag } = await signed(decision.shrink.card);
+        if (card !== decision.shrink.card && decision.status.advertised)
+          decision.status.advertised.signatures = 'Resigned';
+        await this.applyShrinkDecision(owner, serviceName, { ...decision.shrink, card }, log, signal, tag);
       }
+    });
+    await attempt(async () => {
+      for (const g of decision.gates) {
+        try {
+          await patchPodConditions(
+            this.deps.client,
+            namespace,
+            g.pod,
+            [
+              {
+                type: CARD_VERIFIED_GATE,
+                status: g.status,
+                reason: g.reason,
+                message: g.message,
+                lastTransitionTime: new Date(this.now()).toISOString(),
+              },
+            ],
+            signal,
+          );
+        } catch (err) {
+          if (!isNotFound(err)) throw err; // the pod went away meanwhile: its next event reconciles again
+        }
+      }
+    });
+    const failure = applyError === undefined ? undefined : classifyError(applyError);
+    if (failure) {
+      const message = applyFailureMessage(loggableError(applyError));
+      log.warn(
+        { err: loggableError(applyError), class: failure.class, reason: failure.reason },
+        'apply failed',
+      );
+      decision.status = applyFailedStatus(
+        decision.status,
+        agent.status,
+        failure,
+        message,
+        generation,
+        this.now(),
+      );
+      // Finally-style: the status write is the point of this branch; if it fails too, the
+      // apply error (the cause) is what the queue acts on, the status error only logged.
+      try {
+        await this.writeStatus(agent, decision.status, signal);
+      } catch (err) {
+        if (signal.aborted || isNotLeader(err)) throw err;
+        log.warn({ err: loggableError(err) }, 'status write failed after a failed apply');
+      }
+      if (failure.class === 'stalling')
+        throw new TerminalError(`${failure.reason}: ${message}`, { cause: applyError });
+      if (failure.class === 'waiting') return { requeueAfterMs: spec.probe.periodSeconds * 1000 };
+      throw applyError;
     }
     await this.writeStatus(agent, decision.status, signal);
     const regarding = { apiVersion: API_VERSION, kind: KIND, namespace, name, uid: owner.uid };
@@ -393,6 +461,7 @@ export class AgentReconciler {
     shrink: ShrinkDecision,
     log: Logger,
     signal: AbortSignal,
+    signedFrom?: string,
   ): Promise<void> {
     const { writes } = await applyShrink(
       this.deps.client,
@@ -402,10 +471,13 @@ export class AgentReconciler {
         slices: shrink.slices.map((s) => sliceWithEndpoints(owner, serviceName, s, s.endpoints)),
         ...(shrink.cardChanged
           ? {
-              configMap: buildCardConfigMap(
-                owner,
-                shrink.card,
-                'no advertised interface has an endpoint left (full routing held)',
+              configMap: tagged(
+                buildCardConfigMap(
+                  owner,
+                  shrink.card,
+                  'no advertised interface has an endpoint left (full routing held)',
+                ),
+                signedFrom,
               ),
             }
           : {}),
@@ -458,5 +530,43 @@ export class AgentReconciler {
     if (resourceVersion !== undefined) stale.delete(resourceVersion);
     this.written.set(key, { stale, resourceVersion, status: res?.status ?? status });
     this.deps.observer?.statusWritten?.();
+  }
+}
+
+interface SignedCard {
+  card: AdvertisedCard | undefined;
+  /** signingTag of what was signed, when the operator signed it. */
+  tag?: string;
+}
+
+/** The card ConfigMap, annotated with what its signature was made from (card-signing.ts). */
+function tagged(cm: V1ConfigMap, tag: string | undefined): V1ConfigMap {
+  if (!tag) return cm;
+  return {
+    ...cm,
+    metadata: { ...cm.metadata, annotations: { ...cm.metadata?.annotations, [SIGNED_FROM_ANNOTATION]: tag } },
+  };
+}
+
+/**
+ * The published signed card when it was signed from the same unsigned card with the same key:
+ * an EC signature is randomised, so signing again would rewrite the ConfigMap on every period
+ * with nothing changed. The payload is checked, not only the annotation (another writer may
+ * have edited the data).
+ */
+export function reusableSignature(
+  published: V1ConfigMap | undefined,
+  tag: string,
+): Record<string, unknown> | undefined {
+  if (published?.metadata?.annotations?.[SIGNED_FROM_ANNOTATION] !== tag) return undefined;
+  const text = published.data?.[CARD_KEY];
+  if (!text) return undefined;
+  try {
+    const card = JSON.parse(text) as Record<string, unknown>;
+    const sigs = card.signatures;
+    if (!Array.isArray(sigs) || sigs.length === 0) return undefined;
+    return unsignedDigest(card) === tag.split('.')[0] ? card : undefined;
+  } catch {
+    return undefined;
   }
 }
