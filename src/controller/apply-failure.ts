@@ -4,10 +4,10 @@
  * errors.ts `classifyError`) says what happens next. Pure.
  */
 import type { A2AAgentStatus } from '../api/a2aagent.js';
+import { nextCondition, type ConditionInput } from '../api/condition-helpers.js';
 import { ConditionType, Reason } from '../api/conditions.js';
 import type { ClassifiedError } from '../kube/errors.js';
 import { clipText, printable } from '../text/display-text.js';
-import { withConditions } from './interim-status.js';
 import { interfaceKey } from './observed.js';
 
 /** Longest API message quoted (the server's own text; it may echo long field paths). */
@@ -49,7 +49,10 @@ export function applyFailedStatus(
   };
   const msg = `applying routing failed (${failure.class}): ${message}`;
   const needsPerson = failure.class !== 'transient';
-  return withConditions(base, generation, now, [
+  // Transition times count from the stored status (the decision's own conditions may say True
+  // for a moment that never reached the API): otherwise every retry would write a new time.
+  const t = new Date(now).toISOString();
+  const inputs: ConditionInput[] = [
     { type: ConditionType.Advertised, status: 'False', reason: failure.reason, message: msg },
     { type: ConditionType.Ready, status: 'False', reason: failure.reason, message: msg },
     needsPerson
@@ -71,5 +74,8 @@ export function applyFailedStatus(
           reason: Reason.ApplyFailed,
           message: 'retrying with backoff',
         },
-  ]);
+  ];
+  const byType = new Map((base.conditions ?? []).map((c) => [c.type, c]));
+  for (const input of inputs) byType.set(input.type, nextCondition(before?.conditions, input, generation, t));
+  return { ...base, observedGeneration: generation, conditions: [...byType.values()] };
 }

@@ -6,7 +6,7 @@ import type { A2AAgentStatus, Condition } from '../api/a2aagent.js';
 import { nextCondition, type ConditionInput } from '../api/condition-helpers.js';
 import { ConditionType, Reason } from '../api/conditions.js';
 
-export function withConditions(
+function withConditions(
   previous: A2AAgentStatus | undefined,
   generation: number | undefined,
   now: number,

@@ -273,13 +273,14 @@ export class AgentReconciler {
     // is not in place). A failure here ends in status (apply-failure.ts), then in the queue
     // action its class calls for.
     let applyError: unknown;
+    // Each step runs even after an earlier one failed (readiness gates report verification,
+    // not routing); the first error is the one status reports.
     const attempt = async (step: () => Promise<void>): Promise<void> => {
-      if (applyError !== undefined) return;
       try {
         await step();
       } catch (err) {
         if (signal.aborted || isNotLeader(err)) throw err;
-        applyError = err;
+        applyError ??= err;
       }
     };
     await attempt(async () => {

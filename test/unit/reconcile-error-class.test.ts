@@ -93,6 +93,26 @@ describe('applyFailedStatus', () => {
     assert.equal(cond(s, 'Stalled')?.status, 'False');
   });
 
+  it('a retry of the same failure writes the same status (no new transition time)', () => {
+    const first = applyFailedStatus(
+      decided,
+      before,
+      { class: 'waiting', reason: 'Forbidden' },
+      'denied',
+      1,
+      1000,
+    );
+    const again = applyFailedStatus(
+      decided,
+      first,
+      { class: 'waiting', reason: 'Forbidden' },
+      'denied',
+      1,
+      9000,
+    );
+    assert.deepEqual(again, first);
+  });
+
   it('the API message is one printable line, clipped', () => {
     const m = applyFailureMessage(new Error(`a\nb\u001b[31m${'x'.repeat(2000)}`));
     assert.ok(!m.includes('\n') && !m.includes('\u001b'), m);
