@@ -95,6 +95,14 @@ before(async () => {
   }
   pods.push(
     await startAgentPod(cluster, {
+      namespace: ns,
+      name: 'taken-0',
+      labels: { app: 'taken' },
+      config: healthyAgentConfig(`taken.${ns}.svc`),
+    }),
+  );
+  pods.push(
+    await startAgentPod(cluster, {
       namespace: rbacNs,
       name: 'denied-0',
       labels: { app: 'denied' },
@@ -276,5 +284,73 @@ describe('status always says why an apply failed', () => {
     );
     assert.equal(condition(ok, 'Stalled')?.status, 'False');
     assert.equal((await sliceIps(rbacNs, 'denied-http')).length, 1);
+  });
+});
+
+describe('an object the API refuses stalls the agent until its spec changes', () => {
+  test('a second controller reference is Invalid in status, not retried, and recovers on a spec change', async () => {
+    // A slice of the name the operator will use, controlled by someone else: adding the
+    // operator's controller reference is refused with 422 (one controller per object).
+    await apply(cluster, {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {
+        name: 'taken-http',
+        namespace: ns,
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            name: 'other',
+            uid: '00000000-0000-0000-0000-000000000001',
+            controller: true,
+          },
+        ],
+      },
+      addressType: 'IPv4',
+      endpoints: [],
+    });
+    const spec = { ...healthySpec('taken', { periodSeconds: PERIOD, timeoutSeconds: 2 }) };
+    await apply(cluster, agentManifest(ns, 'taken', spec));
+    const a = await waitAgent(
+      cluster,
+      ns,
+      'taken',
+      'Advertised=False Invalid',
+      (x) => condition(x, 'Advertised')?.reason === 'Invalid',
+      60_000,
+    );
+    assert.equal(condition(a, 'Advertised')?.status, 'False');
+    assert.match(condition(a, 'Advertised')?.message ?? '', /controller/i);
+    assert.equal(condition(a, 'Stalled')?.status, 'True');
+    assert.equal(condition(a, 'Reconciling')?.status, 'False', 'not a permanent Reconciling=True');
+
+    // Stalling class: no requeue (neither backoff nor period) until the A2AAgent changes.
+    await new Promise((r) => setTimeout(r, PERIOD * 1000));
+    const invalid = /resource="endpointslices",code="422"/;
+    const before = await apiWrites(operator, invalid);
+    await new Promise((r) => setTimeout(r, 3 * PERIOD * 1000));
+    assert.equal(
+      (await apiWrites(operator, invalid)) - before,
+      0,
+      `retried without a change\n${operator.proc.tail(20)}`,
+    );
+
+    // The person's fix: remove the foreign slice, then change the spec.
+    assert.equal((await cluster.kubectl(['delete', 'endpointslice', 'taken-http', '-n', ns])).code, 0);
+    await apply(
+      cluster,
+      agentManifest(ns, 'taken', { ...spec, probe: { periodSeconds: PERIOD, timeoutSeconds: 3 } }),
+    );
+    const ok = await waitAgent(
+      cluster,
+      ns,
+      'taken',
+      'Advertised=True',
+      (x) => condition(x, 'Advertised')?.status === 'True',
+      60_000,
+    );
+    assert.equal(condition(ok, 'Stalled')?.status, 'False');
+    assert.equal((await sliceIps(ns, 'taken-http')).length, 1);
   });
 });
