@@ -2,6 +2,13 @@
  * Reconciles one A2AAgent: gather (caches, Secrets, card fetches and due probes) → decide
  * (pure) → apply (status, routing, readiness gates, Events). Level-based: the key says which
  * agent, never what happened; everything is read afresh.
+ *
+ * A failure of the apply phase never leaves status behind: it is written (apply-failure.ts)
+ * before the error goes to the queue, classified as Flux does (src/kube/errors.ts
+ * classifyError): stalling ends in a TerminalError (no requeue until the agent changes),
+ * waiting requeues at the probe period, transient backs off. A signing key that cannot sign is
+ * a spec problem (SigningKeyInvalid), so it holds full routing without stopping withdrawals;
+ * a valid one signs only when the unsigned card changes (a2a.dev/signed-from).
  */
 import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
