@@ -219,9 +219,21 @@ export class AgentReconciler {
       }
     }
     const enforce = spec.routing.mode === 'Enforce';
+    // The apply steps (this early shrink, routing, gates) each run even after an earlier one
+    // failed (readiness gates report verification, not routing); the first error is the one
+    // status reports.
+    let applyError: unknown;
+    const attempt = async (step: () => Promise<void>): Promise<void> => {
+      try {
+        await step();
+      } catch (err) {
+        if (signal.aborted || isNotLeader(err)) throw err;
+        applyError ??= err;
+      }
+    };
     // Removals first, from what memory already knows: a pod that left is withdrawn before any
     // probe of this reconcile runs (those may take timeoutSeconds).
-    if (enforce) await this.shrinkNow(key, owner, generation, spec, serviceName, pods, signal);
+    if (enforce) await attempt(() => this.shrinkNow(key, owner, generation, spec, serviceName, pods, signal));
     const memory = this.memory.for(key, generation, owner.uid);
     const before = enforce ? currentRouting(this.deps.owned, owner, serviceName) : undefined;
     const advertisedInStatus = agent.status?.interfaces
@@ -279,17 +291,6 @@ export class AgentReconciler {
     // The apply phase: routing first, status after (status never claims an advertisement that
     // is not in place). A failure here ends in status (apply-failure.ts), then in the queue
     // action its class calls for.
-    let applyError: unknown;
-    // Each step runs even after an earlier one failed (readiness gates report verification,
-    // not routing); the first error is the one status reports.
-    const attempt = async (step: () => Promise<void>): Promise<void> => {
-      try {
-        await step();
-      } catch (err) {
-        if (signal.aborted || isNotLeader(err)) throw err;
-        applyError ??= err;
-      }
-    };
     await attempt(async () => {
       if (decision.routing) {
         const ref = decision.routing;
