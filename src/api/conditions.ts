@@ -87,6 +87,14 @@ export const Reason = {
   NoVerifiedInterface: 'NoVerifiedInterface',
   ServiceConflict: 'ServiceConflict',
   ObserveMode: 'ObserveMode',
+  /** A write of the apply phase failed for a transient cause (409, 429, 5xx, network); retried with backoff. */
+  ApplyFailed: 'ApplyFailed',
+  /** The API server refused an object the operator built (422 Invalid, 400, 413); waits for a spec change. */
+  Invalid: 'Invalid',
+  /** The operator's ServiceAccount may not perform a write (403); retried at the probe period. */
+  Forbidden: 'Forbidden',
+  /** spec.routing.signingKey holds no usable private JWK; routing held, withdrawals still apply. */
+  SigningKeyInvalid: 'SigningKeyInvalid',
   // Stalled (spec errors that need a person)
   SecretNotFound: 'SecretNotFound',
   /** A referenced Secret lacks the opt-in label, or a signing key does not name the agent. */

@@ -9,7 +9,7 @@ import type { Finding, ParsedCard } from '../card/index.js';
 import { displayUrl } from '../text/display-url.js';
 import { clip, namePods, type AggregatedInterface } from './aggregate.js';
 import type { RoutingDecision } from './decide.js';
-import type { PodObservation } from './observed.js';
+import type { PodObservation, SpecProblem } from './observed.js';
 
 export interface Reference {
   card: ParsedCard;
@@ -191,6 +191,7 @@ export function advertisedCondition(
   routing: RoutingDecision | undefined,
   declared: number,
   aggregated: AggregatedInterface[],
+  specProblems: readonly SpecProblem[] = [],
 ): ConditionInput {
   const type = ConditionType.Advertised;
   if (spec.routing.mode === 'Observe') {
@@ -203,12 +204,28 @@ export function advertisedCondition(
   }
   if (serviceConflict)
     return { type, status: 'False', reason: Reason.ServiceConflict, message: serviceConflict };
+  const keyProblem = specProblems.find((p) => p.reason === Reason.SigningKeyInvalid);
+  if (!routing && keyProblem) {
+    return {
+      type,
+      status: 'False',
+      reason: Reason.SigningKeyInvalid,
+      message: clip(
+        `${keyProblem.message}; nothing new is published (no unsigned card in its place), only withdrawals apply`,
+        4096,
+      ),
+    };
+  }
+  // Held full routing still shrinks (decide.ts): "unchanged" would be untrue once a pod left.
   if (!routing)
     return {
       type,
       status: 'Unknown',
       reason: Reason.Probing,
-      message: 'routing unchanged until every ready pod has been probed',
+      message:
+        specProblems.length > 0
+          ? 'no additions while the spec has a problem (see Stalled); withdrawals still apply'
+          : 'no additions until every ready pod has been probed; withdrawals still apply',
     };
   if (routing.plan.advertised.length === 0) {
     return {

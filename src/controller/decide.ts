@@ -302,6 +302,7 @@ export function decide(input: DecideInput): Decision {
     routing,
     refMapped.length,
     aggregated,
+    input.specProblems,
   );
   const parts = [cardValid, verifiedCond, consistent, advertisedCond];
 

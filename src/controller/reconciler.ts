@@ -2,6 +2,13 @@
  * Reconciles one A2AAgent: gather (caches, Secrets, card fetches and due probes) → decide
  * (pure) → apply (status, routing, readiness gates, Events). Level-based: the key says which
  * agent, never what happened; everything is read afresh.
+ *
+ * A failure of the apply phase never leaves status behind: it is written (apply-failure.ts)
+ * before the error goes to the queue, classified as Flux does (src/kube/errors.ts
+ * classifyError): stalling ends in a TerminalError (no requeue until the agent changes),
+ * waiting requeues at the probe period, transient backs off. A signing key that cannot sign is
+ * a spec problem (SigningKeyInvalid), so it holds full routing without stopping withdrawals;
+ * a valid one signs only when the unsigned card changes (a2a.dev/signed-from).
  */
 import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -18,7 +25,8 @@ import { Reason } from '../api/conditions.js';
 import { applyStatus, patchPodConditions, semanticEqual } from '../kube/apply.js';
 import type { KubeClient } from '../kube/client.js';
 import { splitKey, type ReconcileResult } from '../kube/controller.js';
-import { isNotFound } from '../kube/errors.js';
+import { classifyError, isNotFound, isNotLeader, TerminalError } from '../kube/errors.js';
+import { loggableError } from '../kube/controller.js';
 import type { EventRecorder } from '../kube/events.js';
 import type { Informer } from '../kube/informer.js';
 import { matchesSelector } from '../kube/selector.js';
@@ -27,9 +35,19 @@ import {
   buildCardConfigMap,
   buildEndpointSlices,
   buildService,
+  CARD_KEY,
+  cardConfigMapName,
   sliceWithEndpoints,
   type Owner,
 } from '../routing/objects.js';
+import {
+  SIGNED_FROM_ANNOTATION,
+  signingKeyProblem,
+  signingTag,
+  unsignedDigest,
+} from '../routing/card-signing.js';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { applyFailedStatus, applyFailureMessage } from './apply-failure.js';
 import { mapInterfaces } from './interface-map.js';
 import { MemoryStore } from './agent-memory.js';
 import { applyRouting, applyShrink, serviceConflict, type OwnedCaches } from './apply-routing.js';
@@ -193,6 +211,12 @@ export class AgentReconciler {
     const serviceName = serviceNameOf(spec, name);
     const resolved = await resolveCredentials(this.deps.client, { namespace, name }, spec, signal);
     const problems: SpecProblem[] = [...resolved.problems];
+    // A key that cannot sign is a spec problem like a refused Secret (docs/security.md): full
+    // routing is held, nothing is published unsigned in its place, withdrawals still apply.
+    const keyProblem = resolved.signingKey ? signingKeyProblem(resolved.signingKey) : undefined;
+    if (keyProblem)
+      problems.push({ reason: Reason.SigningKeyInvalid, message: `spec.routing.signingKey: ${keyProblem}` });
+    const signingKey = keyProblem ? undefined : resolved.signingKey;
     const pods = this.selectedPods(spec, namespace);
     for (const port of spec.ports) {
       if (typeof port.targetPort !== 'string') continue;
@@ -207,9 +231,21 @@ export class AgentReconciler {
       }
     }
     const enforce = spec.routing.mode === 'Enforce';
+    // The apply steps (this early shrink, routing, gates) each run even after an earlier one
+    // failed (readiness gates report verification, not routing); the first error is the one
+    // status reports.
+    let applyError: unknown;
+    const attempt = async (step: () => Promise<void>): Promise<void> => {
+      try {
+        await step();
+      } catch (err) {
+        if (signal.aborted || isNotLeader(err)) throw err;
+        applyError ??= err;
+      }
+    };
     // Removals first, from what memory already knows: a pod that left is withdrawn before any
     // probe of this reconcile runs (those may take timeoutSeconds).
-    if (enforce) await this.shrinkNow(key, owner, generation, spec, serviceName, pods, signal);
+    if (enforce) await attempt(() => this.shrinkNow(key, owner, generation, spec, serviceName, pods, signal));
     const memory = this.memory.for(key, generation, owner.uid);
     const before = enforce ? currentRouting(this.deps.owned, owner, serviceName) : undefined;
     // Status names interfaces in their shown form (statusKey); the seed wants card keys.
@@ -265,45 +301,86 @@ export class AgentReconciler {
     });
     this.deps.observer?.decided?.(key, decision);
 
-    const sign = async (c: AdvertisedCard | undefined): Promise<AdvertisedCard | undefined> =>
-      c && c.changed && resolved.signingKey && this.deps.signer
-        ? { ...c, card: await this.deps.signer(c.card, resolved.signingKey), signatures: 'Unchanged' }
-        : c;
-    // Routing first, status after: status never claims an advertisement that is not in place.
-    if (decision.routing) {
-      const ref = decision.routing;
-      const refPod = observed.observations.find((o) => o.card?.ok && o.card.digest === ref.digest);
-      const mapped = refPod?.card?.ok
-        ? mapInterfaces(refPod.card.card, { spec, namespace, serviceName })
-        : [];
-      const card = await sign(ref.card);
-      if (card !== ref.card && decision.status.advertised) decision.status.advertised.signatures = 'Resigned';
-      const unavailable =
-        decision.status.conditions?.find((c) => c.type === 'Advertised')?.message ?? 'nothing verified';
-      await applyRouting(
-        this.deps.client,
-        this.deps.owned,
-        owner,
-        serviceName,
-        {
-          service: buildService(owner, serviceName, spec, mapped),
-          slices: buildEndpointSlices(owner, serviceName, spec, ref.plan, ref.pods, mapped),
-          configMap: buildCardConfigMap(owner, card, unavailable),
-          ...(ref.interim
-            ? { interimConfigMap: buildCardConfigMap(owner, await sign(ref.interim.card), unavailable) }
-            : {}),
-        },
-        signal,
+    const signed = async (c: AdvertisedCard | undefined): Promise<SignedCard> => {
+      if (!c || !c.changed || !signingKey || !this.deps.signer) return { card: c };
+      const tag = signingTag(c.card, signingKey);
+      const published = this.deps.owned.configMaps.get(namespace, cardConfigMapName(name));
+      const card = reusableSignature(published, tag) ?? (await this.deps.signer(c.card, signingKey));
+      return { card: { ...c, card, signatures: 'Unchanged' }, tag };
+    };
+    // The apply phase: routing first, status after (status never claims an advertisement that
+    // is not in place). A failure here ends in status (apply-failure.ts), then in the queue
+    // action its class calls for.
+    await attempt(async () => {
+      if (decision.routing) {
+        const ref = decision.routing;
+        const refPod = observed.observations.find((o) => o.card?.ok && o.card.digest === ref.digest);
+        const mapped = refPod?.card?.ok
+          ? mapInterfaces(refPod.card.card, { spec, namespace, serviceName })
+          : [];
+        const final = await signed(ref.card);
+        if (final.card !== ref.card && decision.status.advertised)
+          decision.status.advertised.signatures = 'Resigned';
+        const unavailable =
+          decision.status.conditions?.find((c) => c.type === 'Advertised')?.message ?? 'nothing verified';
+        const interim = ref.interim ? await signed(ref.interim.card) : undefined;
+        await applyRouting(
+          this.deps.client,
+          this.deps.owned,
+          owner,
+          serviceName,
+          {
+            service: buildService(owner, serviceName, spec, mapped),
+            slices: buildEndpointSlices(owner, serviceName, spec, ref.plan, ref.pods, mapped),
+            configMap: tagged(buildCardConfigMap(owner, final.card, unavailable), final.tag),
+            ...(interim
+              ? {
+                  interimConfigMap: tagged(buildCardConfigMap(owner, interim.card, unavailable), interim.tag),
+                }
+              : {}),
+          },
+          signal,
+        );
+      } else if (decision.shrink) {
+        const { card, tag } = await signed(decision.shrink.card);
+        if (card !== decision.shrink.card && decision.status.advertised)
+          decision.status.advertised.signatures = 'Resigned';
+        await this.applyShrinkDecision(owner, serviceName, { ...decision.shrink, card }, log, signal, tag);
+      }
+    });
+    await attempt(async () => {
+      for (const g of decision.gates) await this.writeGate(namespace, g, signal);
+      // Observe writes no gate; one it wrote False while enforcing must not hold the pod back.
+      if (!enforce) await this.releaseGates(namespace, signal);
+    });
+    const failure = applyError === undefined ? undefined : classifyError(applyError);
+    if (failure) {
+      const message = applyFailureMessage(loggableError(applyError));
+      log.warn(
+        { err: loggableError(applyError), class: failure.class, reason: failure.reason },
+        'apply failed',
       );
-    } else if (decision.shrink) {
-      const card = await sign(decision.shrink.card);
-      if (card !== decision.shrink.card && decision.status.advertised)
-        decision.status.advertised.signatures = 'Resigned';
-      await this.applyShrinkDecision(owner, serviceName, { ...decision.shrink, card }, log, signal);
+      decision.status = applyFailedStatus(
+        decision.status,
+        agent.status,
+        failure,
+        message,
+        generation,
+        this.now(),
+      );
+      // Finally-style: the status write is the point of this branch; if it fails too, the
+      // apply error (the cause) is what the queue acts on, the status error only logged.
+      try {
+        await this.writeStatus(agent, decision.status, signal);
+      } catch (err) {
+        if (signal.aborted || isNotLeader(err)) throw err;
+        log.warn({ err: loggableError(err) }, 'status write failed after a failed apply');
+      }
+      if (failure.class === 'stalling')
+        throw new TerminalError(`${failure.reason}: ${message}`, { cause: applyError });
+      if (failure.class === 'waiting') return { requeueAfterMs: spec.probe.periodSeconds * 1000 };
+      throw applyError;
     }
-    for (const g of decision.gates) await this.writeGate(namespace, g, signal);
-    // Observe writes no gate; one it wrote False while enforcing must not hold the pod back.
-    if (!enforce) await this.releaseGates(namespace, signal);
     await this.writeStatus(agent, decision.status, signal);
     const regarding = { apiVersion: API_VERSION, kind: KIND, namespace, name, uid: owner.uid };
     for (const e of decision.events) this.deps.events.record(regarding, e.type, e.reason, e.message);
@@ -457,6 +534,7 @@ export class AgentReconciler {
     shrink: ShrinkDecision,
     log: Logger,
     signal: AbortSignal,
+    signedFrom?: string,
   ): Promise<void> {
     const { writes } = await applyShrink(
       this.deps.client,
@@ -466,10 +544,13 @@ export class AgentReconciler {
         slices: shrink.slices.map((s) => sliceWithEndpoints(owner, serviceName, s, s.endpoints)),
         ...(shrink.cardChanged
           ? {
-              configMap: buildCardConfigMap(
-                owner,
-                shrink.card,
-                'no advertised interface has an endpoint left (full routing held)',
+              configMap: tagged(
+                buildCardConfigMap(
+                  owner,
+                  shrink.card,
+                  'no advertised interface has an endpoint left (full routing held)',
+                ),
+                signedFrom,
               ),
             }
           : {}),
@@ -522,5 +603,43 @@ export class AgentReconciler {
     if (resourceVersion !== undefined) stale.delete(resourceVersion);
     this.written.set(key, { stale, resourceVersion, status: res?.status ?? status });
     this.deps.observer?.statusWritten?.();
+  }
+}
+
+interface SignedCard {
+  card: AdvertisedCard | undefined;
+  /** signingTag of what was signed, when the operator signed it. */
+  tag?: string;
+}
+
+/** The card ConfigMap, annotated with what its signature was made from (card-signing.ts). */
+function tagged(cm: V1ConfigMap, tag: string | undefined): V1ConfigMap {
+  if (!tag) return cm;
+  return {
+    ...cm,
+    metadata: { ...cm.metadata, annotations: { ...cm.metadata?.annotations, [SIGNED_FROM_ANNOTATION]: tag } },
+  };
+}
+
+/**
+ * The published signed card when it was signed from the same unsigned card with the same key:
+ * an EC signature is randomised, so signing again would rewrite the ConfigMap on every period
+ * with nothing changed. The payload is checked, not only the annotation (another writer may
+ * have edited the data).
+ */
+export function reusableSignature(
+  published: V1ConfigMap | undefined,
+  tag: string,
+): Record<string, unknown> | undefined {
+  if (published?.metadata?.annotations?.[SIGNED_FROM_ANNOTATION] !== tag) return undefined;
+  const text = published.data?.[CARD_KEY];
+  if (!text) return undefined;
+  try {
+    const card = JSON.parse(text) as Record<string, unknown>;
+    const sigs = card.signatures;
+    if (!Array.isArray(sigs) || sigs.length === 0) return undefined;
+    return unsignedDigest(card) === tag.split('.')[0] ? card : undefined;
+  } catch {
+    return undefined;
   }
 }

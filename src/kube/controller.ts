@@ -9,6 +9,9 @@
  * | `{ requeueAfterMs > 0 }`        | forget, then `addAfter`            |
  * | success                         | forget                             |
  *
+ * Reconcilers choose the row by error class (errors.ts `classifyError`): stalling errors become
+ * `TerminalError`, waiting ones a `requeueAfterMs` at the period, transient ones are rethrown.
+ *
  * A key is never reconciled by two workers at once (the queue guarantees it). Reconcile is
  * level-based: it gets only the key and reads current state itself.
  */

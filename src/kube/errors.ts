@@ -62,3 +62,38 @@ export const isForbidden = (err: unknown): boolean => statusOf(err) === 403;
 export const isGone = (err: unknown): boolean => statusOf(err) === 410;
 export const isAlreadyExists = (err: unknown): boolean =>
   err instanceof ApiError && err.status === 409 && err.reason === 'AlreadyExists';
+
+/**
+ * How a reconcile error is retried, as Flux classifies them:
+ *
+ * | class       | meaning                                           | queue                         |
+ * |-------------|---------------------------------------------------|-------------------------------|
+ * | `stalling`  | the API refused the object we built (422, 400, 413): only a spec change can help | none until the object changes (`TerminalError`) |
+ * | `waiting`   | something outside the object must change (RBAC 403, a Secret's content, which is not watched) | requeue at the probe period |
+ * | `transient` | anything else: 409 stale write, 429, 5xx, network, timeouts | per-key exponential backoff |
+ */
+export type ErrorClass = 'stalling' | 'waiting' | 'transient';
+
+export interface ClassifiedError {
+  class: ErrorClass;
+  /** Stable condition reason (API: never changes meaning). */
+  reason: 'Invalid' | 'Forbidden' | 'ApplyFailed' | string;
+}
+
+export function classifyError(err: unknown): ClassifiedError {
+  if (isTerminalError(err)) return { class: 'stalling', reason: 'Invalid' };
+  if (err instanceof ApiError) {
+    if (err.status === 422 || err.status === 400 || err.status === 413)
+      return { class: 'stalling', reason: 'Invalid' };
+    if (err.status === 403) return { class: 'waiting', reason: 'Forbidden' };
+    return { class: 'transient', reason: 'ApplyFailed' };
+  }
+  // Domain errors name their own reason (e.g. SigningKeyInvalid): a key read from a Secret,
+  // which the operator does not watch, so the fix is seen at the next period.
+  if (err instanceof Error && !isNotLeader(err)) {
+    const reason = (err as { reason?: unknown }).reason;
+    if (typeof reason === 'string' && /^[A-Z][A-Za-z]{1,63}$/.test(reason))
+      return { class: 'waiting', reason };
+  }
+  return { class: 'transient', reason: 'ApplyFailed' };
+}

@@ -3,7 +3,7 @@
  * spec (8.4) describes. We use the official SDK's own generator so the canonical form is byte
  * for byte what the SDK's verifier (and so most A2A clients) will check.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, sign, verify, type JsonWebKey } from 'node:crypto';
 
 interface Jwk {
   kty?: string;
@@ -28,6 +28,90 @@ function defaultAlg(jwk: Jwk): string {
   throw new SigningKeyError(`unsupported JWK kty ${JSON.stringify(jwk.kty)}`);
 }
 
+/** Algorithms each key type can sign with (what `alg` in the JWK may say). */
+const ALGS: Record<string, readonly string[]> = {
+  EC: ['ES256', 'ES384', 'ES512'],
+  OKP: ['EdDSA'],
+  RSA: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'],
+};
+
+/**
+ * Why a signing key cannot sign, or undefined when it can: not JSON, not a JWK, a public key,
+ * an unsupported `kty` or `alg`, or key material Node's crypto refuses. The message never
+ * quotes the key (it is a secret): only its kty and alg, which are public by nature.
+ */
+export function signingKeyProblem(text: string): string | undefined {
+  try {
+    const jwk = parseSigningKey(text);
+    const algs = ALGS[jwk.kty ?? ''];
+    if (!algs) return `unsupported JWK kty ${JSON.stringify(String(jwk.kty).slice(0, 16))} (EC, OKP or RSA)`;
+    const alg = defaultAlg(jwk);
+    if (!algs.includes(alg))
+      return `JWK alg ${JSON.stringify(alg.slice(0, 16))} does not fit kty ${jwk.kty} (${algs.join(', ')})`;
+    if (!keyPairMatches(jwk))
+      return `the ${jwk.kty} JWK is not a usable private key (a field is missing or malformed, or the private part does not match the public one)`;
+    return undefined;
+  } catch (err) {
+    if (err instanceof SigningKeyError) return err.message;
+    throw err;
+  }
+}
+
+/**
+ * Whether Node loads the private key and a signature made with it verifies under the JWK's
+ * public part: a truncated or foreign `d` loads but signs for no one (readers would see a
+ * signature that never verifies).
+ */
+function keyPairMatches(jwk: Jwk): boolean {
+  const publicFields: Record<string, string[]> = {
+    EC: ['crv', 'x', 'y'],
+    OKP: ['crv', 'x'],
+    RSA: ['n', 'e'],
+  };
+  const pub: Record<string, unknown> = { kty: jwk.kty };
+  for (const f of publicFields[jwk.kty ?? ''] ?? []) pub[f] = jwk[f];
+  try {
+    const priv = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    const digest = jwk.kty === 'OKP' ? null : 'sha256';
+    const data = Buffer.from('a2a-operator signing key check');
+    const sig = sign(digest, data, priv);
+    return verify(digest, data, createPublicKey({ key: pub as JsonWebKey, format: 'jwk' }), sig);
+  } catch {
+    return false;
+  }
+}
+
+/** Annotation on the card ConfigMap: what the signed card was signed from (see signingTag). */
+export const SIGNED_FROM_ANNOTATION = 'a2a.dev/signed-from';
+
+/** sha256 of a card without its signatures (the payload a signature covers). */
+export function unsignedDigest(card: Record<string, unknown>): string {
+  const unsigned = { ...card };
+  delete unsigned.signatures;
+  return createHash('sha256').update(JSON.stringify(unsigned)).digest('base64url').slice(0, 32);
+}
+
+/**
+ * `<payload digest>.<key id>`: equal tags mean the same unsigned card signed with the same key.
+ * ES256/EdDSA-with-randomness signatures differ on every signing, so the reconciler compares
+ * tags, not signed bytes, and reuses the published signature while the tag holds (otherwise
+ * the ConfigMap would be rewritten every period). The key id is the JWK's kid or a digest of its
+ * public part: no secret material.
+ */
+export function signingTag(card: Record<string, unknown>, jwkText: string): string {
+  return `${unsignedDigest(card)}.${keyId(parseSigningKey(jwkText))}`;
+}
+
+function keyId(jwk: Jwk): string {
+  return (
+    jwk.kid ??
+    createHash('sha256')
+      .update(JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, n: jwk.n, e: jwk.e }))
+      .digest('base64url')
+      .slice(0, 16)
+  );
+}
+
 export function parseSigningKey(text: string): Jwk {
   let jwk: Jwk;
   try {
@@ -49,12 +133,7 @@ export async function signCard(
   const jwk = parseSigningKey(jwkText);
   const alg = defaultAlg(jwk);
   // A stable key id when the JWK has none: a digest of its public part.
-  const kid =
-    jwk.kid ??
-    createHash('sha256')
-      .update(JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, n: jwk.n, e: jwk.e }))
-      .digest('base64url')
-      .slice(0, 16);
+  const kid = keyId(jwk);
   const { generateAgentCardSignature } = await import('@a2a-js/sdk');
   const unsigned = { ...card };
   delete unsigned.signatures;

@@ -627,6 +627,28 @@ describe('decide: spec, mode, conflicts, no pods', () => {
     assert.equal(cond(d, 'Advertised').status, 'Unknown');
   });
 
+  it('a signing key that cannot sign: Advertised False SigningKeyInvalid, full routing held, shrink still decided', () => {
+    const problems = [
+      { reason: 'SigningKeyInvalid', message: 'spec.routing.signingKey: the signing key is a public JWK' },
+    ];
+    const d = decide(input({ pods: healthyPods(), specProblems: problems, current: { slices: [] } }));
+    assert.equal(d.routing, undefined);
+    assert.ok(d.shrink, 'withdrawals are still decided');
+    assert.equal(cond(d, 'Advertised').status, 'False');
+    assert.equal(cond(d, 'Advertised').reason, 'SigningKeyInvalid');
+    assert.match(cond(d, 'Advertised').message, /public JWK.*only withdrawals apply/);
+    assert.equal(cond(d, 'Stalled').reason, 'SigningKeyInvalid');
+  });
+
+  it('held full routing does not claim routing is unchanged (a shrink may apply)', () => {
+    const d = decide(
+      input({ pods: healthyPods(), specProblems: [{ reason: 'SecretNotFound', message: 'x' }] }),
+    );
+    assert.equal(cond(d, 'Advertised').status, 'Unknown');
+    assert.match(cond(d, 'Advertised').message, /withdrawals still apply/);
+    assert.doesNotMatch(cond(d, 'Advertised').message, /unchanged/);
+  });
+
   it('Observe mode: Advertised True ObserveMode, routing undefined, nothing advertised in status, Ready True', () => {
     const prev = decide(input({ pods: healthyPods() })).status;
     const d = decide(
