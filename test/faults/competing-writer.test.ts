@@ -2,11 +2,10 @@
 // port, an EndpointSlice's endpoints, the advertised card in the ConfigMap, a status condition.
 // Each is restored, with a bounded number of writes, and afterwards the operator is quiet: no
 // hot loop (reconciles at about the probe rate, zero writes), counted from its own metrics.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useCluster, type Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
-import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { startAgentPod } from '../harness/agent-pod.js';
+import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { condition, getAgent, waitAgent, waitFor } from '../harness/wait.js';
 import { apiWrites, log, metricSum, reconcileCount, sleep } from './support.js';
@@ -14,60 +13,50 @@ import { apiWrites, log, metricSum, reconcileCount, sleep } from './support.js';
 const TAG = 'competing-writer';
 const PERIOD = 5;
 const QUIET_MS = 12_000;
-let cluster: Cluster;
-let ns: string;
-let operator: OperatorProcess;
-const pods: AgentPod[] = [];
-
-before(async () => {
-  cluster = await useCluster();
-  ns = await cluster.createNamespace('competing');
-  for (const i of [0, 1]) {
-    pods.push(
-      await startAgentPod(cluster, {
-        namespace: ns,
-        name: `owned-${i}`,
-        labels: { app: 'owned' },
-        config: healthyAgentConfig(`owned.${ns}.svc`),
-      }),
+const s = scenario('competing', {
+  async setup({ cluster, ns, pods }) {
+    for (const i of [0, 1]) {
+      pods.push(
+        await startAgentPod(cluster, {
+          namespace: ns,
+          name: `owned-${i}`,
+          labels: { app: 'owned' },
+          config: healthyAgentConfig(`owned.${ns}.svc`),
+        }),
+      );
+    }
+    await apply(
+      cluster,
+      agentManifest(ns, 'owned', healthySpec('owned', { periodSeconds: PERIOD, timeoutSeconds: 2 })),
     );
-  }
-  await apply(
-    cluster,
-    agentManifest(ns, 'owned', healthySpec('owned', { periodSeconds: PERIOD, timeoutSeconds: 2 })),
-  );
-  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
-  await operator.waitReady();
-  await waitAgent(cluster, ns, 'owned', 'Ready', (a) => condition(a, 'Ready')?.status === 'True');
-});
-
-after(async () => {
-  await operator?.stop();
-  await Promise.all(pods.map((p) => p.destroy()));
+  },
+  async ready({ cluster, ns }) {
+    await waitAgent(cluster, ns, 'owned', 'Ready', (a) => condition(a, 'Ready')?.status === 'True');
+  },
 });
 
 async function kubectlJson<T>(args: string[]): Promise<T> {
-  const r = await cluster.kubectl([...args, '-n', ns, '-o', 'json']);
+  const r = await s.cluster.kubectl([...args, '-n', s.ns, '-o', 'json']);
   if (r.code !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout) as T;
 }
 
 async function patch(args: string[]): Promise<void> {
-  const r = await cluster.kubectl(['patch', ...args, '-n', ns, '--field-manager=competitor']);
+  const r = await s.cluster.kubectl(['patch', ...args, '-n', s.ns, '--field-manager=competitor']);
   assert.equal(r.code, 0, r.stderr);
 }
 
 /** Writes that are not Events or the Lease (those are not routing or status). */
 async function objectWrites(): Promise<number> {
-  const m = await operator.metrics();
+  const m = await s.operator.metrics();
   return apiWrites(m) - apiWrites(m, 'events') - apiWrites(m, 'leases');
 }
 
 async function quietPeriod(label: string): Promise<{ reconciles: number; writes: number }> {
-  const m0 = await operator.metrics();
+  const m0 = await s.operator.metrics();
   const w0 = await objectWrites();
   await sleep(QUIET_MS);
-  const m1 = await operator.metrics();
+  const m1 = await s.operator.metrics();
   const out = { reconciles: reconcileCount(m1) - reconcileCount(m0), writes: (await objectWrites()) - w0 };
   log(TAG, `${label}: ${out.reconciles} reconciles and ${out.writes} writes in ${QUIET_MS}ms`);
   return out;
@@ -78,7 +67,7 @@ describe('a competing writer changes what the operator owns', () => {
     const steady = await quietPeriod('steady before');
     assert.equal(steady.writes, 0, 'a steady agent causes no writes');
     const w0 = await objectWrites();
-    const r0 = reconcileCount(await operator.metrics());
+    const r0 = reconcileCount(await s.operator.metrics());
 
     await patch([
       'service',
@@ -125,16 +114,16 @@ describe('a competing writer changes what the operator owns', () => {
       return card.supportedInterfaces?.length === 3;
     });
 
-    const agent = await getAgent(cluster, ns, 'owned');
+    const agent = await getAgent(s.cluster, s.ns, 'owned');
     const conditions = agent.status!.conditions!.map((c) =>
       c.type === 'Ready' ? { ...c, status: 'False', reason: 'Hijacked', message: 'set by a competitor' } : c,
     );
-    const r = await cluster.kubectl([
+    const r = await s.cluster.kubectl([
       'patch',
       'a2a',
       'owned',
       '-n',
-      ns,
+      s.ns,
       '--subresource=status',
       '--type=merge',
       '--field-manager=competitor',
@@ -143,15 +132,15 @@ describe('a competing writer changes what the operator owns', () => {
     ]);
     assert.equal(r.code, 0, r.stderr);
     await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'owned',
       'Ready restored',
       (a) => condition(a, 'Ready')?.reason === 'Succeeded',
     );
 
     const restoreWrites = (await objectWrites()) - w0;
-    const restoreReconciles = reconcileCount(await operator.metrics()) - r0;
+    const restoreReconciles = reconcileCount(await s.operator.metrics()) - r0;
     log(TAG, `restoring 4 changes took ${restoreWrites} writes and ${restoreReconciles} reconciles`);
     // One write per change (plus one status write per routing change at most).
     assert.ok(restoreWrites >= 4 && restoreWrites <= 8, `${restoreWrites} writes to restore 4 changes`);
@@ -160,12 +149,12 @@ describe('a competing writer changes what the operator owns', () => {
     assert.equal(after.writes, 0, 'no writes once restored');
     // At most one reconcile per due item (each pod's card and its 3 interfaces, jittered
     // apart) per probe period; a loop would requeue every 200 ms or on its own writes.
-    const dueItems = pods.length * (3 + 1);
+    const dueItems = s.pods.length * (3 + 1);
     const bound = dueItems * (Math.ceil(QUIET_MS / (PERIOD * 1000)) + 1);
     assert.ok(
       after.reconciles <= bound,
       `${after.reconciles} reconciles in ${QUIET_MS}ms after (bound ${bound})`,
     );
-    assert.equal(metricSum(await operator.metrics(), 'a2a_operator_reconcile_errors_total'), 0);
+    assert.equal(metricSum(await s.operator.metrics(), 'a2a_operator_reconcile_errors_total'), 0);
   });
 });

@@ -7,13 +7,12 @@
 //            reason, over JSON-RPC (error.message), REST (error body) and gRPC (status details)
 //   loudcard a card whose name and description are hostile and whose URL carries ?token=…
 //   loudurl  a card whose interface URL path carries the hostile text itself
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
-import { useCluster, type Cluster } from '../harness/cluster.js';
+import { startAgentPod } from '../harness/agent-pod.js';
 import { agentManifest, apply, healthyAgentConfig } from '../harness/manifests.js';
-import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { scenario } from '../harness/scenario.js';
 import { condition, getAgent, waitAgent, type AgentView } from '../harness/wait.js';
 import { agentEvents, log, sleep, StatusRecorder } from './support.js';
 
@@ -25,11 +24,6 @@ const PROBE = { periodSeconds: PERIOD_S, timeoutSeconds: 2, failureThreshold: 2 
 // A raw control or bidi character: exactly what must never get through.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const RAW = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-
-let cluster: Cluster;
-let ns: string;
-let operator: OperatorProcess;
-const pods: AgentPod[] = [];
 
 function card(name: string, interfaces: [string, string][]) {
   return {
@@ -55,54 +49,47 @@ const spec = (app: string, ports = [{ name: 'http', port: 8080 }]) => ({
   probe: PROBE,
 });
 
-before(async () => {
-  cluster = await useCluster();
-  ns = await cluster.createNamespace('hostile-out');
-  const svc = (app: string) => `${app}.${ns}.svc`;
-  const start = (app: string, config: Parameters<typeof startAgentPod>[1]['config']) =>
-    startAgentPod(cluster, { namespace: ns, name: `${app}-0`, labels: { app }, config });
-  pods.push(
-    await start(
-      'answers',
-      healthyAgentConfig(svc('answers'), {
-        getTaskError: { message: `${HOSTILE} task {{TASK_ID}} exploded`, reason: `BAD${HOSTILE}` },
+const s = scenario('hostile-out', {
+  async setup({ cluster, ns, pods }) {
+    const svc = (app: string) => `${app}.${ns}.svc`;
+    const start = (app: string, config: Parameters<typeof startAgentPod>[1]['config']) =>
+      startAgentPod(cluster, { namespace: ns, name: `${app}-0`, labels: { app }, config });
+    pods.push(
+      await start(
+        'answers',
+        healthyAgentConfig(svc('answers'), {
+          getTaskError: { message: `${HOSTILE} task {{TASK_ID}} exploded`, reason: `BAD${HOSTILE}` },
+        }),
+      ),
+      await start('loudcard', {
+        http: { port: 8080 },
+        card: {
+          serve: 'json',
+          json: card(`loud${HOSTILE}`, [
+            [`http://${svc('loudcard')}:8080/a2a/jsonrpc?token=${TOKEN}&tenant=acme`, 'JSONRPC'],
+          ]),
+        },
       }),
-    ),
-    await start('loudcard', {
-      http: { port: 8080 },
-      card: {
-        serve: 'json',
-        json: card(`loud${HOSTILE}`, [
-          [`http://${svc('loudcard')}:8080/a2a/jsonrpc?token=${TOKEN}&tenant=acme`, 'JSONRPC'],
+      await start('loudurl', {
+        http: { port: 8080 },
+        card: {
+          serve: 'json',
+          json: card('loudurl', [[`http://${svc('loudurl')}:8080/a2a/rest/${HOSTILE}`, 'HTTP+JSON']]),
+        },
+      }),
+    );
+    await apply(
+      cluster,
+      agentManifest(ns, 'answers', {
+        ...spec('answers', [
+          { name: 'http', port: 8080 },
+          { name: 'grpc', port: 9090 },
         ]),
-      },
-    }),
-    await start('loudurl', {
-      http: { port: 8080 },
-      card: {
-        serve: 'json',
-        json: card('loudurl', [[`http://${svc('loudurl')}:8080/a2a/rest/${HOSTILE}`, 'HTTP+JSON']]),
-      },
-    }),
-  );
-  await apply(
-    cluster,
-    agentManifest(ns, 'answers', {
-      ...spec('answers', [
-        { name: 'http', port: 8080 },
-        { name: 'grpc', port: 9090 },
-      ]),
-    }),
-    agentManifest(ns, 'loudcard', spec('loudcard')),
-    agentManifest(ns, 'loudurl', spec('loudurl')),
-  );
-  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
-  await operator.waitReady();
-});
-
-after(async () => {
-  await operator?.stop();
-  await Promise.all(pods.map((p) => p.destroy()));
+      }),
+      agentManifest(ns, 'loudcard', spec('loudcard')),
+      agentManifest(ns, 'loudurl', spec('loudurl')),
+    );
+  },
 });
 
 /** Every string in `status`, the fields naming the card's interfaces included. */
@@ -132,7 +119,7 @@ const settled = (a: AgentView) =>
 
 describe('hostile text from cards and answers', () => {
   test('every agent gets a verdict; the hostile text shows escaped, never raw, in status', async () => {
-    const answers = await waitAgent(cluster, ns, 'answers', 'settled on its failures', settled, 120_000);
+    const answers = await waitAgent(s.cluster, s.ns, 'answers', 'settled on its failures', settled, 120_000);
     for (const i of answers.status!.interfaces!) {
       assert.equal(i.state === 'Verified', false, `${i.protocolBinding}: ${i.message}`);
       log(TAG, `answers ${i.protocolBinding}: ${i.state}: ${i.message}`);
@@ -145,39 +132,39 @@ describe('hostile text from cards and answers', () => {
     const verdict = (a: AgentView) =>
       condition(a, 'CardValid')?.status === 'False' ||
       Boolean(a.status?.interfaces?.[0] && a.status.interfaces[0].state !== 'Pending');
-    const loudcard = await waitAgent(cluster, ns, 'loudcard', 'a verdict', verdict, 120_000);
+    const loudcard = await waitAgent(s.cluster, s.ns, 'loudcard', 'a verdict', verdict, 120_000);
     log(
       TAG,
       `loudcard: ${JSON.stringify(loudcard.status?.conditions?.map((c) => [c.type, c.reason, c.message]))}`,
     );
-    const loudurl = await waitAgent(cluster, ns, 'loudurl', 'a verdict', verdict, 120_000);
+    const loudurl = await waitAgent(s.cluster, s.ns, 'loudurl', 'a verdict', verdict, 120_000);
     log(TAG, `loudurl: ${condition(loudurl, 'InterfacesVerified')?.message}`);
     for (const a of [answers, loudcard, loudurl]) assertClean(`status of ${a.metadata.name}`, statusTexts(a));
   });
 
   test('Events and the operator log carry no raw control character and no URL token', async () => {
     for (const name of ['answers', 'loudcard', 'loudurl']) {
-      const events = await agentEvents(cluster, ns, name);
+      const events = await agentEvents(s.cluster, s.ns, name);
       assertClean(
         `Events of ${name}`,
         events.map((e) => e.note),
       );
     }
     // The log is JSON lines: pino escapes C0 itself, so the file is checked as written.
-    const lines = readFileSync(operator.logFile, 'utf8').split('\n');
+    const lines = readFileSync(s.operator.logFile, 'utf8').split('\n');
     assertClean('operator log', lines);
   });
 
   test('status does not change across three probe periods (the echoed task id is normalised)', async () => {
-    await waitAgent(cluster, ns, 'answers', 'settled', settled, 120_000);
-    const recorder = new StatusRecorder(cluster, ns, 'answers');
+    await waitAgent(s.cluster, s.ns, 'answers', 'settled', settled, 120_000);
+    const recorder = new StatusRecorder(s.cluster, s.ns, 'answers');
     await recorder.start();
     try {
       await sleep(3 * PERIOD_S * 1000 + 2000);
     } finally {
       recorder.stop();
     }
-    const after = await getAgent(cluster, ns, 'answers');
+    const after = await getAgent(s.cluster, s.ns, 'answers');
     const rvs = [...new Set(recorder.versions.map((v) => v.rv))];
     log(TAG, `answers: ${rvs.length} status version(s) over ${3 * PERIOD_S + 2}s`);
     // The watch's first event is the current object; any further one is a write.

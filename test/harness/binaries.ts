@@ -40,7 +40,7 @@ function listFiles(dir: string): string[] {
   return out;
 }
 
-function moduleHash(dir = MODULE_DIR): string {
+function moduleHash(dir: string): string {
   const h = createHash('sha256');
   for (const f of listFiles(dir)) {
     h.update(f.slice(dir.length));
@@ -57,31 +57,33 @@ function envAsset(name: BinaryName): string | undefined {
   return undefined;
 }
 
-/** Builds every binary of the Go module into the cache (idempotent, safe across processes). */
-export function buildBinaries(log: (line: string) => void = () => {}): string {
-  const dir = join(CACHE_DIR, moduleHash());
-  if (BUILT.every((b) => existsSync(join(dir, b)))) return dir;
+interface GoBuild {
+  /** The module built; its hash names the cache folder, so a change rebuilds. */
+  moduleDir: string;
+  /** Prefix of the cache folder's name (before the hash). */
+  prefix: string;
+  /** Files the build leaves in the folder; all present means already built. */
+  outputs: string[];
+  /** For the log line. */
+  what: string;
+  /** `go` arguments that build into `out` (a folder). */
+  args: (out: string) => string[];
+}
+
+/**
+ * Runs a `go build` into .cache/bin/<prefix><hash> once (idempotent, safe across processes): it
+ * builds into a temporary folder and renames it, so nobody sees a half-built folder.
+ */
+function buildCached(b: GoBuild, log: (line: string) => void): string {
+  const dir = join(CACHE_DIR, `${b.prefix}${moduleHash(b.moduleDir)}`);
+  if (b.outputs.every((o) => existsSync(join(dir, o)))) return dir;
   mkdirSync(CACHE_DIR, { recursive: true });
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  const minor = KUBERNETES_VERSION.split('.')[1];
-  const ldflags = [
-    '-s',
-    '-w',
-    `-X k8s.io/component-base/version.gitVersion=${KUBERNETES_VERSION}`,
-    '-X k8s.io/component-base/version.gitMajor=1',
-    `-X k8s.io/component-base/version.gitMinor=${minor}`,
-    `-X k8s.io/client-go/pkg/version.gitVersion=${KUBERNETES_VERSION}`,
-  ].join(' ');
-  log(
-    `building control-plane binaries from test/controlplane (Kubernetes ${KUBERNETES_VERSION}) into ${dir}`,
-  );
+  log(`building ${b.what} into ${dir}`);
   const started = Date.now();
-  execFileSync('go', ['build', '-o', tmp + '/', '-ldflags', ldflags, './cmd/...'], {
-    cwd: MODULE_DIR,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  execFileSync('go', b.args(tmp), { cwd: b.moduleDir, stdio: ['ignore', 'inherit', 'inherit'] });
   log(`built in ${Math.round((Date.now() - started) / 1000)}s`);
   try {
     renameSync(tmp, dir);
@@ -92,18 +94,35 @@ export function buildBinaries(log: (line: string) => void = () => {}): string {
   return dir;
 }
 
+/** Builds every binary of the Go module into the cache (idempotent, safe across processes). */
+export function buildBinaries(log: (line: string) => void = () => {}): string {
+  const minor = KUBERNETES_VERSION.split('.')[1];
+  const ldflags = [
+    '-s',
+    '-w',
+    `-X k8s.io/component-base/version.gitVersion=${KUBERNETES_VERSION}`,
+    '-X k8s.io/component-base/version.gitMajor=1',
+    `-X k8s.io/component-base/version.gitMinor=${minor}`,
+    `-X k8s.io/client-go/pkg/version.gitVersion=${KUBERNETES_VERSION}`,
+  ].join(' ');
+  return buildCached(
+    {
+      moduleDir: MODULE_DIR,
+      prefix: '',
+      outputs: BUILT,
+      what: `control-plane binaries from test/controlplane (Kubernetes ${KUBERNETES_VERSION})`,
+      args: (out) => ['build', '-o', out + '/', '-ldflags', ldflags, './cmd/...'],
+    },
+    log,
+  );
+}
+
 /**
  * Builds helm from test/helm (idempotent, safe across processes), stamped as the release
  * Makefile does: without the ldflags `helm version` says v3.x and helm's default Kubernetes
  * version (capabilities, lint) would be v1.20.
  */
 export function buildHelm(log: (line: string) => void = () => {}): string {
-  const dir = join(CACHE_DIR, `helm-${moduleHash(HELM_MODULE_DIR)}`);
-  if (existsSync(join(dir, 'helm'))) return join(dir, 'helm');
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
   const minor = KUBERNETES_VERSION.split('.')[1];
   const ldflags = [
     '-s',
@@ -115,22 +134,24 @@ export function buildHelm(log: (line: string) => void = () => {}): string {
     '-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1',
     `-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=${minor}`,
   ].join(' ');
-  log(`building helm ${HELM_VERSION} from test/helm into ${dir}`);
-  const started = Date.now();
-  execFileSync(
-    'go',
-    ['build', '-trimpath', '-o', join(tmp, 'helm'), '-ldflags', ldflags, 'helm.sh/helm/v3/cmd/helm'],
+  const dir = buildCached(
     {
-      cwd: HELM_MODULE_DIR,
-      stdio: ['ignore', 'inherit', 'inherit'],
+      moduleDir: HELM_MODULE_DIR,
+      prefix: 'helm-',
+      outputs: ['helm'],
+      what: `helm ${HELM_VERSION} from test/helm`,
+      args: (out) => [
+        'build',
+        '-trimpath',
+        '-o',
+        join(out, 'helm'),
+        '-ldflags',
+        ldflags,
+        'helm.sh/helm/v3/cmd/helm',
+      ],
     },
+    log,
   );
-  log(`built in ${Math.round((Date.now() - started) / 1000)}s`);
-  try {
-    renameSync(tmp, dir);
-  } catch {
-    rmSync(tmp, { recursive: true, force: true });
-  }
   return join(dir, 'helm');
 }
 
@@ -138,24 +159,16 @@ const GO_AGENT_MODULE_DIR = join(REPO_ROOT, 'test', 'agents', 'go');
 
 /** Builds the Go test agent from test/agents/go (idempotent, safe across processes). */
 export function buildGoAgent(log: (line: string) => void = () => {}): string {
-  const dir = join(CACHE_DIR, `go-agent-${moduleHash(GO_AGENT_MODULE_DIR)}`);
-  if (existsSync(join(dir, 'go-agent'))) return join(dir, 'go-agent');
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  log(`building the Go test agent from test/agents/go into ${dir}`);
-  const started = Date.now();
-  execFileSync('go', ['build', '-trimpath', '-o', join(tmp, 'go-agent'), '-ldflags', '-s -w', '.'], {
-    cwd: GO_AGENT_MODULE_DIR,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  log(`built in ${Math.round((Date.now() - started) / 1000)}s`);
-  try {
-    renameSync(tmp, dir);
-  } catch {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  const dir = buildCached(
+    {
+      moduleDir: GO_AGENT_MODULE_DIR,
+      prefix: 'go-agent-',
+      outputs: ['go-agent'],
+      what: 'the Go test agent from test/agents/go',
+      args: (out) => ['build', '-trimpath', '-o', join(out, 'go-agent'), '-ldflags', '-s -w', '.'],
+    },
+    log,
+  );
   return join(dir, 'go-agent');
 }
 

@@ -6,8 +6,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { runCli } from '../harness/cli.js';
 import { RUNTIMES, startLocalAgent, type LocalAgent } from '../harness/local-agent.js';
 
 interface CheckJson {
@@ -16,20 +15,6 @@ interface CheckJson {
     state: string;
     reason: string;
   }[];
-}
-
-function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: join(import.meta.dirname, '..', '..'), timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
 }
 
 const agents: LocalAgent[] = [];

@@ -4,42 +4,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgent, type RunningAgent } from '../agents/start-agent.js';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
 import { runCheck } from '../../src/cli/check/run-check.js';
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[]): Promise<CliResult> {
-  return runCliTimed(args).then((r) => r.result);
-}
-
-function runCliTimed(args: string[]): Promise<{ result: CliResult; ms: number }> {
-  const started = performance.now();
-  return runCliRaw(args).then((result) => ({ result, ms: performance.now() - started }));
-}
-
-function runCliRaw(args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: join(import.meta.dirname, '..', '..'), timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+import { runCli, runCliTimed } from '../harness/cli.js';
 
 interface CheckJson {
   consistent: boolean;

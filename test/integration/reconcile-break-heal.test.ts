@@ -1,50 +1,40 @@
 // Break a binding on a running agent, then heal it (DESIGN 5.2): one failed probe withdraws
 // nothing; failureThreshold consecutive failures, confirmed by fast reprobes, withdraw it well
 // before failureThreshold whole periods; after healing it is verified again within one period.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useCluster, type Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
-import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { startAgentPod } from '../harness/agent-pod.js';
+import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { condition, getAgent, waitAgent, type AgentView } from '../harness/wait.js';
 
 const PERIOD = 10;
 const THRESHOLD = 3;
-let cluster: Cluster;
-let ns: string;
-let operator: OperatorProcess;
-const pods: AgentPod[] = [];
 
-before(async () => {
-  cluster = await useCluster();
-  ns = await cluster.createNamespace('breakheal');
-  for (const i of [0, 1]) {
-    pods.push(
-      await startAgentPod(cluster, {
-        namespace: ns,
-        name: `flaky-${i}`,
-        labels: { app: 'flaky' },
-        config: healthyAgentConfig(`flaky.${ns}.svc`),
-      }),
+const s = scenario('breakheal', {
+  async setup({ cluster, ns, pods }) {
+    for (const i of [0, 1]) {
+      pods.push(
+        await startAgentPod(cluster, {
+          namespace: ns,
+          name: `flaky-${i}`,
+          labels: { app: 'flaky' },
+          config: healthyAgentConfig(`flaky.${ns}.svc`),
+        }),
+      );
+    }
+    await apply(
+      cluster,
+      agentManifest(
+        ns,
+        'flaky',
+        healthySpec('flaky', { periodSeconds: PERIOD, timeoutSeconds: 2, failureThreshold: THRESHOLD }),
+      ),
     );
-  }
-  await apply(
-    cluster,
-    agentManifest(
-      ns,
-      'flaky',
-      healthySpec('flaky', { periodSeconds: PERIOD, timeoutSeconds: 2, failureThreshold: THRESHOLD }),
-    ),
-  );
-  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
-  await operator.waitReady();
-  await waitAgent(cluster, ns, 'flaky', 'Ready', (a) => condition(a, 'Ready')?.status === 'True');
-});
-
-after(async () => {
-  await operator?.stop();
-  await Promise.all(pods.map((p) => p.destroy()));
+  },
+  async ready({ cluster, ns }) {
+    await waitAgent(cluster, ns, 'flaky', 'Ready', (a) => condition(a, 'Ready')?.status === 'True');
+  },
 });
 
 interface Sample {
@@ -55,10 +45,10 @@ interface Sample {
 }
 
 async function sample(): Promise<Sample> {
-  const a: AgentView = await getAgent(cluster, ns, 'flaky');
+  const a: AgentView = await getAgent(s.cluster, s.ns, 'flaky');
   const grpc = a.status?.interfaces?.find((i) => i.protocolBinding === 'GRPC');
   const slice = JSON.parse(
-    (await cluster.kubectl(['get', 'endpointslice', 'flaky-grpc', '-n', ns, '-o', 'json'])).stdout,
+    (await s.cluster.kubectl(['get', 'endpointslice', 'flaky-grpc', '-n', s.ns, '-o', 'json'])).stdout,
   ) as {
     endpoints?: unknown[];
   };
@@ -77,7 +67,7 @@ describe('break and heal a binding', () => {
     assert.equal(before.grpcEndpoints, 2);
 
     // Stop gRPC on one pod.
-    await pods[0]!.control('/grpc', { running: false });
+    await s.pods[0]!.control('/grpc', { running: false });
     const broke = Date.now();
     const samples: Sample[] = [];
     let withdrawn: Sample | undefined;
@@ -89,7 +79,7 @@ describe('break and heal a binding', () => {
     }
     assert.ok(
       withdrawn,
-      `not withdrawn within ${THRESHOLD} periods: ${JSON.stringify(samples.at(-1))}\n${operator.proc.tail(20)}`,
+      `not withdrawn within ${THRESHOLD} periods: ${JSON.stringify(samples.at(-1))}\n${s.operator.proc.tail(20)}`,
     );
     // The confirmation window was visible: still Verified, still routed, while the failure was being confirmed.
     const confirming = samples.filter(
@@ -110,22 +100,22 @@ describe('break and heal a binding', () => {
       `confirmation took ${withdrawn.at - firstFailureSeen}ms`,
     );
     const slice = JSON.parse(
-      (await cluster.kubectl(['get', 'endpointslice', 'flaky-grpc', '-n', ns, '-o', 'json'])).stdout,
+      (await s.cluster.kubectl(['get', 'endpointslice', 'flaky-grpc', '-n', s.ns, '-o', 'json'])).stdout,
     ) as {
       endpoints: { addresses: string[] }[];
     };
     assert.deepEqual(
       slice.endpoints.map((e) => e.addresses[0]),
-      [pods[1]!.ip],
+      [s.pods[1]!.ip],
       'only the healthy pod stays routed for gRPC',
     );
     const http = JSON.parse(
-      (await cluster.kubectl(['get', 'endpointslice', 'flaky-http', '-n', ns, '-o', 'json'])).stdout,
+      (await s.cluster.kubectl(['get', 'endpointslice', 'flaky-http', '-n', s.ns, '-o', 'json'])).stdout,
     ) as { endpoints: unknown[] };
     assert.equal(http.endpoints.length, 2, 'the http port keeps both pods');
     const a = await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'flaky',
       'Ready False',
       (x) => condition(x, 'Ready')?.status === 'False',
@@ -133,11 +123,11 @@ describe('break and heal a binding', () => {
     assert.equal(a.status?.interfaces?.find((i) => i.protocolBinding === 'GRPC')?.state, 'Unreachable');
 
     // Heal: verified again and Ready within one period (plus a probe timeout).
-    await pods[0]!.control('/grpc', { running: true });
+    await s.pods[0]!.control('/grpc', { running: true });
     const healed = Date.now();
     await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'flaky',
       'Ready again',
       (x) => condition(x, 'Ready')?.status === 'True',

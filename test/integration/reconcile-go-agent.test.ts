@@ -3,52 +3,39 @@
 // binding and, with the default `routing.authRequired: Advertise`, every interface stays
 // advertised (a2a-go answers JSON-RPC auth failures with HTTP 200 + -31401, which must not be
 // judged differently from its REST 401 and gRPC UNAUTHENTICATED twins).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useCluster, type Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
-import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { startAgentPod } from '../harness/agent-pod.js';
+import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { condition, waitAgent } from '../harness/wait.js';
 
-let cluster: Cluster;
-let ns: string;
-let operator: OperatorProcess;
-const pods: AgentPod[] = [];
-
-before(async () => {
-  cluster = await useCluster();
-  ns = await cluster.createNamespace('goagent');
-  pods.push(
-    await startAgentPod(cluster, {
-      namespace: ns,
-      name: 'weather-go-0',
-      labels: { app: 'weather-go' },
-      config: healthyAgentConfig(`weather-go.${ns}.svc`),
-      runtime: 'go',
-    }),
-    await startAgentPod(cluster, {
-      namespace: ns,
-      name: 'secure-go-0',
-      labels: { app: 'secure-go' },
-      config: healthyAgentConfig(`secure-go.${ns}.svc`, { authToken: 's3cret' }),
-      runtime: 'go',
-    }),
-  );
-  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
-  await operator.waitReady();
-});
-
-after(async () => {
-  await operator?.stop();
-  await Promise.all(pods.map((p) => p.destroy()));
+const s = scenario('goagent', {
+  async setup({ cluster, ns, pods }) {
+    pods.push(
+      await startAgentPod(cluster, {
+        namespace: ns,
+        name: 'weather-go-0',
+        labels: { app: 'weather-go' },
+        config: healthyAgentConfig(`weather-go.${ns}.svc`),
+        runtime: 'go',
+      }),
+      await startAgentPod(cluster, {
+        namespace: ns,
+        name: 'secure-go-0',
+        labels: { app: 'secure-go' },
+        config: healthyAgentConfig(`secure-go.${ns}.svc`, { authToken: 's3cret' }),
+        runtime: 'go',
+      }),
+    );
+  },
 });
 
 test('a2a-go agent: Ready=True, every binding verified', async () => {
-  await apply(cluster, agentManifest(ns, 'weather-go', healthySpec('weather-go')));
+  await apply(s.cluster, agentManifest(s.ns, 'weather-go', healthySpec('weather-go')));
   const a = await waitAgent(
-    cluster,
-    ns,
+    s.cluster,
+    s.ns,
     'weather-go',
     'Ready=True',
     (x) => condition(x, 'Ready')?.status === 'True',
@@ -60,15 +47,15 @@ test('a2a-go agent: Ready=True, every binding verified', async () => {
       ['HTTP+JSON', 'Verified', true],
       ['GRPC', 'Verified', true],
     ],
-    operator.proc.tail(20),
+    s.operator.proc.tail(20),
   );
 });
 
 test('a2a-go agent requiring auth: AuthRequired on every binding, all three still advertised', async () => {
-  await apply(cluster, agentManifest(ns, 'secure-go', healthySpec('secure-go')));
+  await apply(s.cluster, agentManifest(s.ns, 'secure-go', healthySpec('secure-go')));
   const a = await waitAgent(
-    cluster,
-    ns,
+    s.cluster,
+    s.ns,
     'secure-go',
     'every interface probed',
     (x) =>
@@ -82,6 +69,6 @@ test('a2a-go agent requiring auth: AuthRequired on every binding, all three stil
       ['HTTP+JSON', 'AuthRequired', true],
       ['GRPC', 'AuthRequired', true],
     ],
-    operator.proc.tail(20),
+    s.operator.proc.tail(20),
   );
 });

@@ -1,92 +1,83 @@
 // The seed scenario (shared/seeds/000) end to end on a real control plane: a v0.3 card whose
 // preferredTransport GRPC names the JSON-RPC url, and a gRPC server on :9443 without the A2A
 // service registered. Two pods serve it, over TLS with a private CA.
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
-import { useCluster, type Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
-import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { startAgentPod } from '../harness/agent-pod.js';
+import { scenario } from '../harness/scenario.js';
 import { condition, waitAgent, type AgentView } from '../harness/wait.js';
 import { binaryPath } from '../harness/binaries.js';
 import type { seedCard } from '../harness/manifests.js';
 import { seedAgentConfig } from '../harness/manifests.js';
 import { execFileSync } from 'node:child_process';
 
-let cluster: Cluster;
-let ns: string;
-let operator: OperatorProcess;
 let ca: TestCa;
-const pods: AgentPod[] = [];
 let settled: AgentView;
 
-before(async () => {
-  cluster = await useCluster();
-  ns = await cluster.createNamespace('seed');
-  ca = createTestCa();
-  const cert = ca.issue(['agent.internal']);
-  for (const i of [0, 1]) {
-    pods.push(
-      await startAgentPod(cluster, {
-        namespace: ns,
-        name: `seed-${i}`,
-        labels: { app: 'seed' },
-        readinessGates: ['a2a.dev/card-verified'],
-        config: seedAgentConfig(cert),
-      }),
-    );
-  }
-  const caMap = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'seed-ca', namespace: ns },
-    data: { 'ca.crt': ca.caCert },
-  };
-  const agent = {
-    apiVersion: 'a2a.dev/v1alpha1',
-    kind: 'A2AAgent',
-    metadata: { name: 'seed', namespace: ns },
-    spec: {
-      selector: { matchLabels: { app: 'seed' } },
-      ports: [
-        { name: 'https', port: 8443 },
-        { name: 'grpc', port: 9443 },
-      ],
-      card: { port: 'https', scheme: 'HTTPS' },
-      hosts: ['agent.internal'],
-      tls: { caBundle: { configMapKeyRef: { name: 'seed-ca', key: 'ca.crt' } } },
-      probe: { periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 2 },
-    },
-  };
-  const applied = await cluster.kubectl(['apply', '-f', '-'], {
-    input: `${stringify(caMap)}---\n${stringify(agent)}`,
-  });
-  assert.equal(applied.code, 0, applied.stderr);
-  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
-  await operator.waitReady();
-  // Wait for the final verdicts themselves (a card fetch that times out on a loaded machine
-  // stalls the agent for a period first, and that is not the state under test).
-  settled = await waitAgent(
-    cluster,
-    ns,
-    'seed',
-    'failures confirmed',
-    (a) =>
-      condition(a, 'Stalled')?.reason === 'FailureConfirmed' &&
-      condition(a, 'CardValid')?.reason === 'PreferredTransportMismatch' &&
-      (a.status?.interfaces ?? []).map((x) => x.state).join() === 'WrongBinding,Verified,Unimplemented',
-    90_000,
-  ).catch((err: unknown) => {
-    throw new Error(`${String(err)}\n${operator.proc.tail(40)}`);
-  });
+const s = scenario('seed', {
+  async setup({ cluster, ns, pods }) {
+    ca = createTestCa();
+    const cert = ca.issue(['agent.internal']);
+    for (const i of [0, 1]) {
+      pods.push(
+        await startAgentPod(cluster, {
+          namespace: ns,
+          name: `seed-${i}`,
+          labels: { app: 'seed' },
+          readinessGates: ['a2a.dev/card-verified'],
+          config: seedAgentConfig(cert),
+        }),
+      );
+    }
+    const caMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'seed-ca', namespace: ns },
+      data: { 'ca.crt': ca.caCert },
+    };
+    const agent = {
+      apiVersion: 'a2a.dev/v1alpha1',
+      kind: 'A2AAgent',
+      metadata: { name: 'seed', namespace: ns },
+      spec: {
+        selector: { matchLabels: { app: 'seed' } },
+        ports: [
+          { name: 'https', port: 8443 },
+          { name: 'grpc', port: 9443 },
+        ],
+        card: { port: 'https', scheme: 'HTTPS' },
+        hosts: ['agent.internal'],
+        tls: { caBundle: { configMapKeyRef: { name: 'seed-ca', key: 'ca.crt' } } },
+        probe: { periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 2 },
+      },
+    };
+    const applied = await cluster.kubectl(['apply', '-f', '-'], {
+      input: `${stringify(caMap)}---\n${stringify(agent)}`,
+    });
+    assert.equal(applied.code, 0, applied.stderr);
+  },
+  async ready({ cluster, ns, operator }) {
+    // Wait for the final verdicts themselves (a card fetch that times out on a loaded machine
+    // stalls the agent for a period first, and that is not the state under test).
+    settled = await waitAgent(
+      cluster,
+      ns,
+      'seed',
+      'failures confirmed',
+      (a) =>
+        condition(a, 'Stalled')?.reason === 'FailureConfirmed' &&
+        condition(a, 'CardValid')?.reason === 'PreferredTransportMismatch' &&
+        (a.status?.interfaces ?? []).map((x) => x.state).join() === 'WrongBinding,Verified,Unimplemented',
+      90_000,
+    ).catch((err: unknown) => {
+      throw new Error(`${String(err)}\n${operator.proc.tail(40)}`);
+    });
+  },
 });
 
-after(async () => {
-  await operator?.stop();
-  await Promise.all(pods.map((p) => p.destroy()));
-  ca?.dispose();
-});
+after(() => ca?.dispose());
 
 describe('seed scenario', () => {
   test('status names each interface truthfully', () => {
@@ -113,9 +104,9 @@ describe('seed scenario', () => {
   });
 
   test('kubectl get shows READY False with the reason; describe shows every interface', async () => {
-    const get = await cluster.kubectl(['get', 'a2aagents', '-n', ns]);
+    const get = await s.cluster.kubectl(['get', 'a2aagents', '-n', s.ns]);
     assert.match(get.stdout, /seed\s+False\s+PreferredTransportMismatch\s+1\/3\s+JSONRPC\s+2\/2/);
-    const describe = await cluster.kubectl(['describe', 'a2a', 'seed', '-n', ns]);
+    const describe = await s.cluster.kubectl(['describe', 'a2a', 'seed', '-n', s.ns]);
     assert.equal(describe.code, 0, describe.stderr);
     for (const state of ['WrongBinding', 'Unimplemented', 'Verified'])
       assert.match(describe.stdout, new RegExp(`State:\\s+${state}`));
@@ -125,11 +116,11 @@ describe('seed scenario', () => {
   });
 
   test('Events were recorded for the transitions', async () => {
-    const ev = await cluster.kubectl([
+    const ev = await s.cluster.kubectl([
       'get',
       'events',
       '-n',
-      ns,
+      s.ns,
       '--field-selector',
       'involvedObject.name=seed',
       '-o',
@@ -150,28 +141,28 @@ describe('seed scenario', () => {
   });
 
   test('kubectl wait for Ready times out; kstatus judges it Failed', async () => {
-    const wait = await cluster.kubectl([
+    const wait = await s.cluster.kubectl([
       'wait',
       '--for=condition=Ready',
       '--timeout=3s',
       '-n',
-      ns,
+      s.ns,
       'a2a/seed',
     ]);
     assert.notEqual(wait.code, 0);
-    const json = (await cluster.kubectl(['get', 'a2a', 'seed', '-n', ns, '-o', 'json'])).stdout;
+    const json = (await s.cluster.kubectl(['get', 'a2a', 'seed', '-n', s.ns, '-o', 'json'])).stdout;
     const out = execFileSync(binaryPath('kstatus-check'), { input: json, encoding: 'utf8' });
-    assert.match(out, new RegExp(`^${ns}/seed Failed `));
+    assert.match(out, new RegExp(`^${s.ns}/seed Failed `));
   });
 
   test('routing: the grpc slice is empty, the https slice lists both pods, the card advertises JSON-RPC only', async () => {
     const slices = JSON.parse(
       (
-        await cluster.kubectl([
+        await s.cluster.kubectl([
           'get',
           'endpointslices',
           '-n',
-          ns,
+          s.ns,
           '-l',
           'kubernetes.io/service-name=seed',
           '-o',
@@ -182,9 +173,9 @@ describe('seed scenario', () => {
     const byName = Object.fromEntries(
       slices.items.map((s) => [s.metadata.name, (s.endpoints ?? []).map((e) => e.addresses[0]).sort()]),
     );
-    assert.deepEqual(byName, { 'seed-grpc': [], 'seed-https': pods.map((p) => p.ip).sort() });
+    assert.deepEqual(byName, { 'seed-grpc': [], 'seed-https': s.pods.map((p) => p.ip).sort() });
     const cm = JSON.parse(
-      (await cluster.kubectl(['get', 'configmap', 'seed-agent-card', '-n', ns, '-o', 'json'])).stdout,
+      (await s.cluster.kubectl(['get', 'configmap', 'seed-agent-card', '-n', s.ns, '-o', 'json'])).stdout,
     ) as {
       data: Record<string, string>;
     };
@@ -194,15 +185,15 @@ describe('seed scenario', () => {
     assert.deepEqual(card.additionalInterfaces, [
       { url: 'https://agent.internal:8443', transport: 'JSONRPC' },
     ]);
-    const served = await fetch(`${operator.cardsUrl}/cards/${ns}/seed`);
+    const served = await fetch(`${s.operator.cardsUrl}/cards/${s.ns}/seed`);
     assert.equal(served.status, 200);
     assert.deepEqual(await served.json(), card);
   });
 
   test('the readiness gate condition is False on both pods', async () => {
-    for (const p of pods) {
+    for (const p of s.pods) {
       const pod = JSON.parse(
-        (await cluster.kubectl(['get', 'pod', p.name, '-n', ns, '-o', 'json'])).stdout,
+        (await s.cluster.kubectl(['get', 'pod', p.name, '-n', s.ns, '-o', 'json'])).stdout,
       ) as {
         status: { conditions: { type: string; status: string; reason?: string }[] };
       };

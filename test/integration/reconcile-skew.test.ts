@@ -1,56 +1,43 @@
 // Rollout skew: two ready pods serve different cards → PodsConsistent=False (CardDiverged)
 // naming both digests, and the agent is Reconciling (a rollout in progress), not Stalled.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useCluster, type Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
-import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { startAgentPod } from '../harness/agent-pod.js';
+import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { condition, waitAgent } from '../harness/wait.js';
 
-let cluster: Cluster;
-let ns: string;
-let operator: OperatorProcess;
-const pods: AgentPod[] = [];
-
-before(async () => {
-  cluster = await useCluster();
-  ns = await cluster.createNamespace('skew');
-  const svc = `skewed.${ns}.svc`;
-  pods.push(
-    await startAgentPod(cluster, {
-      namespace: ns,
-      name: 'skewed-old',
-      labels: { app: 'skewed' },
-      config: healthyAgentConfig(svc),
-    }),
-  );
-  // The "new version": the same agent, but its card drops the REST interface.
-  const v2 = healthyAgentConfig(svc);
-  v2.interfaces = v2.interfaces!.filter((i) => i.protocolBinding !== 'HTTP+JSON');
-  pods.push(
-    await startAgentPod(cluster, {
-      namespace: ns,
-      name: 'skewed-new',
-      labels: { app: 'skewed' },
-      config: v2,
-    }),
-  );
-  await apply(cluster, agentManifest(ns, 'skewed', healthySpec('skewed')));
-  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
-  await operator.waitReady();
-});
-
-after(async () => {
-  await operator?.stop();
-  await Promise.all(pods.map((p) => p.destroy()));
+const s = scenario('skew', {
+  async setup({ cluster, ns, pods }) {
+    const svc = `skewed.${ns}.svc`;
+    pods.push(
+      await startAgentPod(cluster, {
+        namespace: ns,
+        name: 'skewed-old',
+        labels: { app: 'skewed' },
+        config: healthyAgentConfig(svc),
+      }),
+    );
+    // The "new version": the same agent, but its card drops the REST interface.
+    const v2 = healthyAgentConfig(svc);
+    v2.interfaces = v2.interfaces!.filter((i) => i.protocolBinding !== 'HTTP+JSON');
+    pods.push(
+      await startAgentPod(cluster, {
+        namespace: ns,
+        name: 'skewed-new',
+        labels: { app: 'skewed' },
+        config: v2,
+      }),
+    );
+    await apply(cluster, agentManifest(ns, 'skewed', healthySpec('skewed')));
+  },
 });
 
 describe('rollout skew', () => {
   test('CardDiverged names both digests; Reconciling, not Stalled', async () => {
     const a = await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'skewed',
       'CardDiverged',
       (x) => condition(x, 'PodsConsistent')?.reason === 'CardDiverged',
@@ -68,11 +55,11 @@ describe('rollout skew', () => {
     // Every interface of both cards is served where declared, so routing keeps what both verify.
     const slices = JSON.parse(
       (
-        await cluster.kubectl([
+        await s.cluster.kubectl([
           'get',
           'endpointslice',
           '-n',
-          ns,
+          s.ns,
           '-l',
           'kubernetes.io/service-name=skewed',
           '-o',
@@ -85,10 +72,10 @@ describe('rollout skew', () => {
   });
 
   test('the rollout finishes (old pod replaced): consistent and Ready again', async () => {
-    await pods[0]!.destroy();
+    await s.pods[0]!.destroy();
     const a = await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'skewed',
       'Ready',
       (x) => condition(x, 'Ready')?.status === 'True',

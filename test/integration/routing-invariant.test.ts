@@ -7,11 +7,10 @@
 //       for longer than that is never routed;
 //   (c) the http port, never broken, keeps routing to every pod throughout.
 // A2A_INVARIANT_SECONDS sets the churn duration (default 90 s; the issue's "few minutes" on demand).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useCluster, type Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
-import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { startAgentPod } from '../harness/agent-pod.js';
+import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { condition, waitAgent } from '../harness/wait.js';
 import { seeded } from '../harness/seeded.js';
@@ -23,10 +22,6 @@ const THRESHOLD = 2;
 const D_MS = (PERIOD + 1 + 2 + THRESHOLD * TIMEOUT + 3) * 1000;
 const CHURN_MS = Number(process.env.A2A_INVARIANT_SECONDS ?? 90) * 1000;
 
-let cluster: Cluster;
-let ns: string;
-let operator: OperatorProcess;
-const pods: AgentPod[] = [];
 /** Per pod: [time, grpcUp] transitions. */
 const history = new Map<string, [number, boolean][]>();
 
@@ -42,35 +37,30 @@ function upDuring(ip: string, from: number, to: number): boolean {
   return state;
 }
 
-before(async () => {
-  cluster = await useCluster();
-  ns = await cluster.createNamespace('invariant');
-  for (const i of [0, 1, 2]) {
-    const p = await startAgentPod(cluster, {
-      namespace: ns,
-      name: `churn-${i}`,
-      labels: { app: 'churn' },
-      config: healthyAgentConfig(`churn.${ns}.svc`),
-    });
-    pods.push(p);
-    history.set(p.ip, [[Date.now(), true]]);
-  }
-  await apply(
-    cluster,
-    agentManifest(
-      ns,
-      'churn',
-      healthySpec('churn', { periodSeconds: PERIOD, timeoutSeconds: TIMEOUT, failureThreshold: THRESHOLD }),
-    ),
-  );
-  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
-  await operator.waitReady();
-  await waitAgent(cluster, ns, 'churn', 'Ready', (a) => condition(a, 'Ready')?.status === 'True');
-});
-
-after(async () => {
-  await operator?.stop();
-  await Promise.all(pods.map((p) => p.destroy()));
+const s = scenario('invariant', {
+  async setup({ cluster, ns, pods }) {
+    for (const i of [0, 1, 2]) {
+      const p = await startAgentPod(cluster, {
+        namespace: ns,
+        name: `churn-${i}`,
+        labels: { app: 'churn' },
+        config: healthyAgentConfig(`churn.${ns}.svc`),
+      });
+      pods.push(p);
+      history.set(p.ip, [[Date.now(), true]]);
+    }
+    await apply(
+      cluster,
+      agentManifest(
+        ns,
+        'churn',
+        healthySpec('churn', { periodSeconds: PERIOD, timeoutSeconds: TIMEOUT, failureThreshold: THRESHOLD }),
+      ),
+    );
+  },
+  async ready({ cluster, ns }) {
+    await waitAgent(cluster, ns, 'churn', 'Ready', (a) => condition(a, 'Ready')?.status === 'True');
+  },
 });
 
 interface Observation {
@@ -82,11 +72,11 @@ interface Observation {
 
 async function observe(): Promise<Observation> {
   const at = Date.now();
-  const out = await cluster.kubectl([
+  const out = await s.cluster.kubectl([
     'get',
     'endpointslices,configmaps',
     '-n',
-    ns,
+    s.ns,
     '-l',
     'app.kubernetes.io/managed-by=a2a-operator',
     '-o',
@@ -128,7 +118,7 @@ describe('routing invariant under random break/heal', () => {
     const churn = (async () => {
       while (Date.now() < stop) {
         await new Promise((r) => setTimeout(r, 1500 + random() * 4000));
-        const p = pods[Math.floor(random() * pods.length)]!;
+        const p = s.pods[Math.floor(random() * s.pods.length)]!;
         const h = history.get(p.ip)!;
         const up = !h.at(-1)![1];
         // Record the transition on the safe side: a break counts from before the request, a heal from after it.
@@ -138,7 +128,7 @@ describe('routing invariant under random break/heal', () => {
         flips++;
       }
       // End healed, so the final state is checkable too.
-      for (const p of pods) {
+      for (const p of s.pods) {
         const h = history.get(p.ip)!;
         if (!h.at(-1)![1]) {
           await p.control('/grpc', { running: true });
@@ -161,23 +151,23 @@ describe('routing invariant under random break/heal', () => {
         if (!upDuring(ip, o.at - D_MS, o.at))
           violations.push(`${o.at}: ${ip} routed for gRPC but down for all of the last ${D_MS}ms`);
       }
-      if (o.http.length !== pods.length)
-        violations.push(`${o.at}: http routes to ${o.http.length}/${pods.length} pods`);
+      if (o.http.length !== s.pods.length)
+        violations.push(`${o.at}: http routes to ${o.http.length}/${s.pods.length} pods`);
     }
     await churn;
     assert.deepEqual(violations, [], `${violations.length} violations in ${observations} observations`);
     assert.ok(flips >= 10, `only ${flips} flips`);
     // And it converges: every pod healthy again → gRPC routed to all of them.
     await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'churn',
       'Ready after churn',
       (a) => condition(a, 'Ready')?.status === 'True',
       30_000,
     );
     const last = await observe();
-    assert.deepEqual(last.grpc, pods.map((p) => p.ip).sort());
+    assert.deepEqual(last.grpc, s.pods.map((p) => p.ip).sort());
     process.stderr.write(`[invariant] ${flips} flips, ${observations} observations, 0 violations\n`);
   });
 });

@@ -1,20 +1,15 @@
 // Re-signing the advertised card (DESIGN 4): with spec.routing.signingKey set, a rewritten card
 // is signed again (JWS over the JCS-canonical card) and verifies with the official SDK's
 // verifyAgentCardSignature; a tampered copy does not. Without a key the stale signatures are removed.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { verifyAgentCardSignature } from '@a2a-js/sdk';
-import { useCluster, type Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
-import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { startAgentPod } from '../harness/agent-pod.js';
+import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { waitAgent } from '../harness/wait.js';
 
-let cluster: Cluster;
-let ns: string;
-let operator: OperatorProcess;
-const pods: AgentPod[] = [];
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const privateJwk = { ...privateKey.export({ format: 'jwk' }), kid: 'operator-key', alg: 'ES256' };
 const publicJwk = { ...publicKey.export({ format: 'jwk' }), kid: 'operator-key', alg: 'ES256' };
@@ -26,7 +21,7 @@ type Card = Record<string, unknown> & {
 
 async function advertised(name: string): Promise<Card> {
   const cm = JSON.parse(
-    (await cluster.kubectl(['get', 'configmap', `${name}-agent-card`, '-n', ns, '-o', 'json'])).stdout,
+    (await s.cluster.kubectl(['get', 'configmap', `${name}-agent-card`, '-n', s.ns, '-o', 'json'])).stdout,
   ) as { data: Record<string, string> };
   return JSON.parse(cm.data['agent-card.json']!) as Card;
 }
@@ -36,47 +31,40 @@ const verify = verifyAgentCardSignature(async (kid) => {
   return publicJwk;
 });
 
-before(async () => {
-  cluster = await useCluster();
-  ns = await cluster.createNamespace('signing');
-  const config = healthyAgentConfig(`signed.${ns}.svc`);
-  config.grpc = { port: 9090, register: false }; // gRPC is withdrawn, so the card is rewritten
-  pods.push(
-    await startAgentPod(cluster, { namespace: ns, name: 'signed-0', labels: { app: 'signed' }, config }),
-  );
-  await apply(
-    cluster,
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: {
-        name: 'card-key',
-        namespace: ns,
-        labels: { 'a2a.dev/credential': 'true' },
-        annotations: { 'a2a.dev/sign-for': 'signed' },
+const s = scenario('signing', {
+  async setup({ cluster, ns, pods }) {
+    const config = healthyAgentConfig(`signed.${ns}.svc`);
+    config.grpc = { port: 9090, register: false }; // gRPC is withdrawn, so the card is rewritten
+    pods.push(
+      await startAgentPod(cluster, { namespace: ns, name: 'signed-0', labels: { app: 'signed' }, config }),
+    );
+    await apply(
+      cluster,
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: 'card-key',
+          namespace: ns,
+          labels: { 'a2a.dev/credential': 'true' },
+          annotations: { 'a2a.dev/sign-for': 'signed' },
+        },
+        stringData: { 'key.jwk': JSON.stringify(privateJwk) },
       },
-      stringData: { 'key.jwk': JSON.stringify(privateJwk) },
-    },
-    agentManifest(ns, 'signed', {
-      ...healthySpec('signed'),
-      routing: { signingKey: { secretKeyRef: { name: 'card-key', key: 'key.jwk' } } },
-    }),
-    agentManifest(ns, 'unsigned', { ...healthySpec('signed'), routing: { serviceName: 'unsigned' } }),
-  );
-  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
-  await operator.waitReady();
-});
-
-after(async () => {
-  await operator?.stop();
-  await Promise.all(pods.map((p) => p.destroy()));
+      agentManifest(ns, 'signed', {
+        ...healthySpec('signed'),
+        routing: { signingKey: { secretKeyRef: { name: 'card-key', key: 'key.jwk' } } },
+      }),
+      agentManifest(ns, 'unsigned', { ...healthySpec('signed'), routing: { serviceName: 'unsigned' } }),
+    );
+  },
 });
 
 describe('advertised card signatures', () => {
   test('the rewritten card is re-signed and verifies with the SDK verifier', async () => {
     const a = await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'signed',
       'advertised and re-signed',
       (x) => x.status?.advertised?.signatures === 'Resigned',
@@ -103,8 +91,8 @@ describe('advertised card signatures', () => {
 
   test('without a signing key the card is published unsigned', async () => {
     const a = await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'unsigned',
       'advertised',
       (x) => (x.status?.advertised?.interfaces ?? 0) > 0,

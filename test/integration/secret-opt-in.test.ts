@@ -6,91 +6,79 @@
 //   allowed / forged   two A2AAgents over the same pods naming one signing-key Secret (labelled)
 //             whose a2a.dev/sign-for lists only "allowed": allowed's card is re-signed; forged is
 //             Stalled SecretNotPermitted and nothing is published for it (no card signed with the key).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { useCluster, type Cluster } from '../harness/cluster.js';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
-import { startOperator, type OperatorProcess } from '../harness/operator.js';
+import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { condition, waitAgent } from '../harness/wait.js';
 
 const TOKEN = 'optin-probe-token-2b7c9d';
 const PROBE = { periodSeconds: 3, timeoutSeconds: 2 };
 
-let cluster: Cluster;
-let ns: string;
-let operator: OperatorProcess;
 let guarded: AgentPod;
-const pods: AgentPod[] = [];
 const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const privateJwk = { ...privateKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' };
 
-before(async () => {
-  cluster = await useCluster();
-  ns = await cluster.createNamespace('optin');
-  guarded = await startAgentPod(cluster, {
-    namespace: ns,
-    name: 'guarded-0',
-    labels: { app: 'guarded' },
-    config: healthyAgentConfig(`guarded.${ns}.svc`, { authToken: TOKEN }),
-  });
-  pods.push(guarded);
-  const signerConfig = healthyAgentConfig(`allowed.${ns}.svc`);
-  signerConfig.grpc = { port: 9090, register: false }; // gRPC is withdrawn, so the card is rewritten
-  pods.push(
-    await startAgentPod(cluster, {
+const s = scenario('optin', {
+  async setup({ cluster, ns, pods }) {
+    guarded = await startAgentPod(cluster, {
       namespace: ns,
-      name: 'signer-0',
-      labels: { app: 'signer' },
-      config: signerConfig,
-    }),
-  );
-  await apply(
-    cluster,
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'guarded-token', namespace: ns }, // no opt-in label (yet)
-      stringData: { token: TOKEN },
-    },
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: {
-        name: 'card-key',
+      name: 'guarded-0',
+      labels: { app: 'guarded' },
+      config: healthyAgentConfig(`guarded.${ns}.svc`, { authToken: TOKEN }),
+    });
+    pods.push(guarded);
+    const signerConfig = healthyAgentConfig(`allowed.${ns}.svc`);
+    signerConfig.grpc = { port: 9090, register: false }; // gRPC is withdrawn, so the card is rewritten
+    pods.push(
+      await startAgentPod(cluster, {
         namespace: ns,
-        labels: { 'a2a.dev/credential': 'true' },
-        annotations: { 'a2a.dev/sign-for': 'allowed' },
-      },
-      stringData: { 'key.jwk': JSON.stringify(privateJwk) },
-    },
-    agentManifest(ns, 'guarded', {
-      ...healthySpec('guarded', PROBE),
-      auth: { bearerToken: { secretKeyRef: { name: 'guarded-token', key: 'token' } } },
-    }),
-    ...['allowed', 'forged'].map((name) =>
-      agentManifest(ns, name, {
-        ...healthySpec('signer', PROBE),
-        hosts: [`allowed.${ns}.svc`],
-        routing: { serviceName: name, signingKey: { secretKeyRef: { name: 'card-key', key: 'key.jwk' } } },
+        name: 'signer-0',
+        labels: { app: 'signer' },
+        config: signerConfig,
       }),
-    ),
-  );
-  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
-  await operator.waitReady();
-});
-
-after(async () => {
-  await operator?.stop();
-  await Promise.all(pods.map((p) => p.destroy()));
+    );
+    await apply(
+      cluster,
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'guarded-token', namespace: ns }, // no opt-in label (yet)
+        stringData: { token: TOKEN },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: 'card-key',
+          namespace: ns,
+          labels: { 'a2a.dev/credential': 'true' },
+          annotations: { 'a2a.dev/sign-for': 'allowed' },
+        },
+        stringData: { 'key.jwk': JSON.stringify(privateJwk) },
+      },
+      agentManifest(ns, 'guarded', {
+        ...healthySpec('guarded', PROBE),
+        auth: { bearerToken: { secretKeyRef: { name: 'guarded-token', key: 'token' } } },
+      }),
+      ...['allowed', 'forged'].map((name) =>
+        agentManifest(ns, name, {
+          ...healthySpec('signer', PROBE),
+          hosts: [`allowed.${ns}.svc`],
+          routing: { serviceName: name, signingKey: { secretKeyRef: { name: 'card-key', key: 'key.jwk' } } },
+        }),
+      ),
+    );
+  },
 });
 
 describe('referenced Secrets must opt in', () => {
   test('a token Secret without the label: Stalled SecretNotPermitted, no Authorization header at the pod', async () => {
     const a = await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'guarded',
       'Stalled',
       (x) => condition(x, 'Stalled')?.status === 'True',
@@ -98,7 +86,7 @@ describe('referenced Secrets must opt in', () => {
     const stalled = condition(a, 'Stalled')!;
     assert.equal(stalled.reason, 'SecretNotPermitted');
     assert.equal(condition(a, 'Ready')?.reason, 'SecretNotPermitted');
-    assert.match(stalled.message, new RegExp(`Secret ${ns}/guarded-token \\(spec\\.auth\\.bearerToken\\)`));
+    assert.match(stalled.message, new RegExp(`Secret ${s.ns}/guarded-token \\(spec\\.auth\\.bearerToken\\)`));
     assert.match(stalled.message, /a2a\.dev\/credential="true"/);
     assert.equal(stalled.message.includes(TOKEN), false);
     // Several probe periods: the pod is probed (without credentials), never with the token.
@@ -109,16 +97,23 @@ describe('referenced Secrets must opt in', () => {
   });
 
   test('labelled, the same Secret makes the agent Ready and the token arrives', async () => {
-    const r = await cluster.kubectl([
+    const r = await s.cluster.kubectl([
       'label',
       'secret',
       'guarded-token',
       '-n',
-      ns,
+      s.ns,
       'a2a.dev/credential=true',
     ]);
     assert.equal(r.code, 0, r.stderr);
-    await waitAgent(cluster, ns, 'guarded', 'Ready', (x) => condition(x, 'Ready')?.status === 'True', 60_000);
+    await waitAgent(
+      s.cluster,
+      s.ns,
+      'guarded',
+      'Ready',
+      (x) => condition(x, 'Ready')?.status === 'True',
+      60_000,
+    );
     const st = await guarded.state();
     assert.ok(st.authorizations.length > 0);
     assert.ok(st.authorizations.every((v) => v === `Bearer ${TOKEN}`));
@@ -126,8 +121,8 @@ describe('referenced Secrets must opt in', () => {
 
   test('a signing key signs only for the agents its Secret names', async () => {
     const allowed = await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'allowed',
       're-signed',
       (x) => x.status?.advertised?.signatures === 'Resigned',
@@ -135,21 +130,21 @@ describe('referenced Secrets must opt in', () => {
     // (Stalled may be FailureConfirmed: its gRPC interface is withdrawn for good; never a Secret problem.)
     assert.notEqual(condition(allowed, 'Stalled')?.reason, 'SecretNotPermitted');
     const forged = await waitAgent(
-      cluster,
-      ns,
+      s.cluster,
+      s.ns,
       'forged',
       'Stalled',
       (x) => condition(x, 'Stalled')?.status === 'True',
     );
     const stalled = condition(forged, 'Stalled')!;
     assert.equal(stalled.reason, 'SecretNotPermitted');
-    assert.match(stalled.message, new RegExp(`Secret ${ns}/card-key \\(spec\\.routing\\.signingKey\\)`));
+    assert.match(stalled.message, new RegExp(`Secret ${s.ns}/card-key \\(spec\\.routing\\.signingKey\\)`));
     assert.match(stalled.message, /does not list agent "forged" in its annotation a2a\.dev\/sign-for/);
     // Nothing is published for it: no card (signed or not) in a ConfigMap, nothing at the card endpoint.
-    const cm = await cluster.kubectl(['get', 'configmap', 'forged-agent-card', '-n', ns]);
+    const cm = await s.cluster.kubectl(['get', 'configmap', 'forged-agent-card', '-n', s.ns]);
     assert.notEqual(cm.code, 0, 'no advertised card ConfigMap for forged');
     assert.match(cm.stderr, /NotFound/);
-    const served = await fetch(`${operator.cardsUrl}/cards/${ns}/forged`);
+    const served = await fetch(`${s.operator.cardsUrl}/cards/${s.ns}/forged`);
     const body = await served.text();
     assert.notEqual(served.status, 200, body);
     assert.equal(body.includes('"signatures"'), false);

@@ -6,11 +6,11 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
+import { runCli } from '../harness/cli.js';
 import { RUNTIMES, startLocalAgent, type LocalAgent, type Runtime } from '../harness/local-agent.js';
 
 interface CheckJson {
@@ -25,20 +25,6 @@ interface CheckJson {
     reason: string;
     message: string;
   }[];
-}
-
-function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: join(import.meta.dirname, '..', '..'), timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
 }
 
 const SEED_CARD = {
