@@ -158,7 +158,7 @@ describe('removals flow while full routing is held', () => {
     const ns = await cluster.createNamespace('rm-slow');
     const ps = await startPods(ns, 'slow', 2);
     // A long probe deadline: the new pod's gRPC probe hangs for all of it.
-    const probe = { periodSeconds: 60, timeoutSeconds: 40 };
+    const probe = { periodSeconds: 60, timeoutSeconds: 20 }; // the largest the CRD allows
     await apply(cluster, agentManifest(ns, 'slow', healthySpec('slow', probe)));
     await routedToAll(ns, 'slow', ps);
     const slow = await startAgentPod(cluster, {
