@@ -197,13 +197,15 @@ const WATCHED_GROUPS: Record<string, string> = {
 function deniedInLog(text: string): string[] {
   const out = new Set<string>();
   for (const line of text.split('\n')) {
-    let entry: { msg?: string; err?: string; resource?: string };
+    let entry: { msg?: string; err?: unknown; resource?: string };
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
       continue;
     }
-    const err = entry.err ?? '';
+    // `err` is a string, or an object (pino's error serializer: type, message, ...).
+    const err =
+      typeof entry.err === 'string' ? entry.err : String((entry.err as { message?: unknown })?.message ?? '');
     for (const m of err.matchAll(/cannot (\w+) resource "([^"]+)"(?: in API group "([^"]*)")?/g)) {
       out.add(`${m[1]} ${m[2]}${m[3] ? `.${m[3]}` : ''}`);
     }
