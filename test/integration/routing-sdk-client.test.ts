@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AgentConfig } from '../agents/agent-config.js';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
 import { useCluster, type Cluster } from '../harness/cluster.js';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
@@ -17,7 +18,10 @@ import { condition, waitAgent } from '../harness/wait.js';
 import { REPO_ROOT } from '../harness/binaries.js';
 
 const HOSTS = '/etc/hosts';
-const MARK = '# a2a-operator test (routing-sdk-client)';
+// A name and a marker of this process's own: another test run on the same machine (a second
+// checkout's suite) adds and removes its own /etc/hosts line without touching this one.
+const HOST = `agent-${process.pid}.internal`;
+const MARK = `# a2a-operator test (routing-sdk-client ${process.pid})`;
 let cluster: Cluster;
 let ns: string;
 let operator: OperatorProcess;
@@ -55,19 +59,19 @@ before(async () => {
   ca = createTestCa();
   caFile = join(mkdtempSync(join(tmpdir(), 'a2a-sdkclient-')), 'ca.crt');
   writeFileSync(caFile, ca.caCert);
-  const cert = ca.issue(['agent.internal']);
+  const cert = ca.issue([HOST]);
   pod = await startAgentPod(cluster, {
     namespace: ns,
     name: 'seed-0',
     labels: { app: 'seed' },
-    config: seedAgentConfig(cert),
+    // The seed card, with its URLs naming this run's host.
+    config: JSON.parse(
+      JSON.stringify(seedAgentConfig(cert)).replaceAll('agent.internal', HOST),
+    ) as AgentConfig,
   });
-  // The client resolves agent.internal like any client would: here, to the pod.
+  // The client resolves the card's host like any client would: here, to the pod.
   removeHostsEntry();
-  writeFileSync(
-    HOSTS,
-    `${readFileSync(HOSTS, 'utf8').replace(/\n?$/, '\n')}${pod.ip} agent.internal ${MARK}\n`,
-  );
+  writeFileSync(HOSTS, `${readFileSync(HOSTS, 'utf8').replace(/\n?$/, '\n')}${pod.ip} ${HOST} ${MARK}\n`);
   await apply(
     cluster,
     {
@@ -83,7 +87,7 @@ before(async () => {
         { name: 'grpc', port: 9443 },
       ],
       card: { port: 'https', scheme: 'HTTPS' },
-      hosts: ['agent.internal'],
+      hosts: [HOST],
       tls: { caBundle: { configMapKeyRef: { name: 'seed-ca', key: 'ca.crt' } } },
       probe: { periodSeconds: 10, timeoutSeconds: 2 },
     }),
@@ -111,7 +115,7 @@ after(async () => {
 
 describe('the official SDK client', () => {
   test("pointed at the agent's own card, it honours preferredTransport GRPC and fails", async () => {
-    const r = await sdkClient('https://agent.internal:8443/.well-known/agent-card.json');
+    const r = await sdkClient(`https://${HOST}:8443/.well-known/agent-card.json`);
     assert.equal(r.ok, false, JSON.stringify(r));
     process.stderr.write(`[sdk-client] own card: ${r.error}\n`);
   });
