@@ -16,7 +16,7 @@ import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { useCluster, type Cluster } from '../harness/cluster.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
-import { condition, getAgent, waitAgent } from '../harness/wait.js';
+import { condition, getAgent, waitAgent, waitFor } from '../harness/wait.js';
 import { log, sleep } from './support.js';
 
 const TAG = 'credential-leak';
@@ -125,8 +125,15 @@ describe('credentials never leak from the operator', () => {
 
   test('no Authorization header reaches the agents whose token was refused', async () => {
     for (const name of ['tab', 'nonascii'] as const) {
-      const st = await pods.get(name)!.state();
-      assert.ok(st.seen.length > 0, `${name}: its agent was probed (without credentials)`);
+      // Stalled is written before that reconcile's probes return on a busy machine: wait for one.
+      const st = await waitFor(
+        `${name}: its agent was probed (without credentials)`,
+        async () => {
+          const s = await pods.get(name)!.state();
+          return s.seen.length > 0 ? s : undefined;
+        },
+        30_000,
+      );
       assert.deepEqual(st.authorizations, [], `${name}: no Authorization header`);
     }
   });
