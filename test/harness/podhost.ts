@@ -85,19 +85,24 @@ process.on('exit', () => {
   for (const h of owned) h.destroySync();
 });
 
-/** Claims a free 10.244.x.y address for this process (mkdir is the atomic lock). */
+/** Claims `addr` for this process and `netns` if it is free (mkdir is the atomic lock). */
+function tryClaim(addr: string, netns: string): boolean {
+  const dir = join(CLAIMS, addr);
+  try {
+    mkdirSync(dir);
+  } catch {
+    return false;
+  }
+  writeFileSync(join(dir, 'owner'), JSON.stringify([process.pid, netns]));
+  return true;
+}
+
+/** Claims a free 10.244.x.y address for this process. */
 function claimAddress(netns: string): string {
   for (let x = 1; x < 255; x++) {
     for (let y = 2; y < 255; y++) {
       const addr = `10.244.${x}.${y}`;
-      const dir = join(CLAIMS, addr);
-      try {
-        mkdirSync(dir);
-      } catch {
-        continue;
-      }
-      writeFileSync(join(dir, 'owner'), JSON.stringify([process.pid, netns]));
-      return addr;
+      if (tryClaim(addr, netns)) return addr;
     }
   }
   throw new Error('no free pod address left in 10.244.0.0/16');
@@ -107,14 +112,7 @@ function claimAddress(netns: string): string {
 function claimAddress6(netns: string): string {
   for (let n = 2; n < 0xffff; n++) {
     const addr = `fd00:a2a::${n.toString(16)}`;
-    const dir = join(CLAIMS, addr);
-    try {
-      mkdirSync(dir);
-    } catch {
-      continue;
-    }
-    writeFileSync(join(dir, 'owner'), JSON.stringify([process.pid, netns]));
-    return addr;
+    if (tryClaim(addr, netns)) return addr;
   }
   throw new Error('no free pod address left in fd00:a2a::/64');
 }
