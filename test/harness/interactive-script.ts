@@ -27,6 +27,8 @@ export function runScript(script: string): InteractiveScript {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('A2A_TEST_')) delete env[k];
   delete env.USE_EXISTING_CLUSTER;
+  // The 'exit' hook below does not run if this process is SIGKILLed: the script watches us too.
+  env.A2A_STOP_WITH_PID = String(process.pid);
   const child = spawn('npm', ['run', script], {
     cwd: REPO_ROOT,
     env,

@@ -15,6 +15,9 @@
  *   does.)
  * - Everything the harness writes under the temporary folder (control plane, logs, certificates)
  *   goes under one folder of the script's, removed at the end.
+ * - A script started by a test runs in a process group of its own, so a test process that is
+ *   SIGKILLed cannot take it along: with `A2A_STOP_WITH_PID` set, the script watches that process
+ *   and stops itself (as on SIGTERM) once it is gone.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +25,7 @@ import { join } from 'node:path';
 import { startChildrenInOwnGroups } from './process.js';
 
 const ECHO_MS = 1000;
+const WATCH_MS = 1000;
 const EXIT_CODE: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 export class StopRequested extends Error {
@@ -64,6 +68,15 @@ export function stopOnSignal(prefix: string): StopSignal {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const watched = Number(process.env.A2A_STOP_WITH_PID);
+  if (Number.isSafeInteger(watched) && watched > 1) {
+    const watch = setInterval(() => {
+      if (isAlive(watched)) return;
+      clearInterval(watch);
+      process.stdout.write(`\nprocess ${watched} that started this script is gone\n`);
+      onSignal('SIGTERM');
+    }, WATCH_MS);
+  }
   return {
     stopped,
     tmp,
@@ -74,4 +87,13 @@ export function stopOnSignal(prefix: string): StopSignal {
       rmSync(tmp, { recursive: true, force: true });
     },
   };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }

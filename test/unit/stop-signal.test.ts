@@ -12,12 +12,16 @@ import { REPO_ROOT } from '../harness/binaries.js';
 
 const CHILD = join(REPO_ROOT, 'test', 'harness', 'fixtures', 'stop-signal-child.ts');
 
-function start(args: string[] = []): {
+function start(
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): {
   child: ChildProcess;
   out: () => string;
   line: (re: RegExp) => Promise<string>;
 } {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], {
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -74,5 +78,20 @@ test('a repeat within a second is the same Ctrl-C; a later one forces the exit (
   s.child.kill('SIGINT');
   assert.equal(await exited(s.child), 130);
   assert.match(s.out(), /forced exit on a second SIGINT/);
+  assert.equal(existsSync(tmp), false);
+});
+
+test('stops itself through its own cleanup once the process named by A2A_STOP_WITH_PID is gone', async () => {
+  const starter = spawn('sleep', ['600'], { stdio: 'ignore' });
+  const starterGone = exited(starter);
+  const s = start(['--clean-exit'], { ...process.env, A2A_STOP_WITH_PID: String(starter.pid) });
+  const tmp = (await s.line(/up (\S+)/)).slice(3);
+  await sleep(1500);
+  assert.equal(s.child.exitCode, null, 'stays up while that process lives');
+  starter.kill('SIGKILL');
+  await starterGone;
+  assert.equal(await exited(s.child), 0);
+  assert.match(s.out(), new RegExp(`process ${starter.pid} that started this script is gone`));
+  assert.match(s.out(), /cleaning up after SIGTERM/);
   assert.equal(existsSync(tmp), false);
 });
