@@ -133,7 +133,7 @@ const MIN_REQUEUE_MS = 200;
 
 function withoutProbeTime(s: A2AAgentStatus | undefined): A2AAgentStatus | undefined {
   if (!s) return s;
-  const { lastProbeTime: _t, ...rest } = s;
+  const { lastTransitionProbeTime: _t, ...rest } = s;
   return rest;
 }
 
