@@ -150,6 +150,7 @@ export function shrinkPod(
 ): ShrinkPod {
   return {
     candidate: p.pod.candidate && Boolean(p.pod.ip),
+    ...(p.pod.ready !== undefined ? { ready: p.pod.ready } : {}),
     ips: p.pod.ip ? [p.pod.ip] : [],
     refuses: (key) => {
       if (!p.card) return false;
