@@ -136,6 +136,10 @@ export const ProbeSettings = z
       description:
         'Consecutive failed probes before a verified interface is withdrawn. Confirmation reprobes run about a second apart, not a whole period.',
     }),
+    failOn: z.enum(['AllPods', 'AnyPod']).default('AllPods').meta({
+      description:
+        'When a confirmed failure sets Stalled=True (kstatus Failed: Flux and Argo CD fail the sync). AllPods (default): only when no ready pod is free of confirmed failures; a failure on some pods only is Ready=False, PodsConsistent=False (PartialFailure) and stays InProgress. AnyPod: a failure confirmed on any ready pod stalls.',
+    }),
   })
   .meta({
     description: 'Probe timing.',
@@ -255,7 +259,12 @@ export const A2AAgentSpec = z
         'x-kubernetes-list-type': 'set',
       }),
     // Full defaults (not {}): the API server evaluates the CEL rule on the default itself.
-    probe: ProbeSettings.default({ periodSeconds: 30, timeoutSeconds: 3, failureThreshold: 2 }),
+    probe: ProbeSettings.default({
+      periodSeconds: 30,
+      timeoutSeconds: 3,
+      failureThreshold: 2,
+      failOn: 'AllPods',
+    }),
     tls: TLSSettings.optional(),
     auth: AuthSettings.optional(),
     routing: RoutingSettings.default({ mode: 'Enforce', authRequired: 'Advertise' }),
@@ -312,6 +321,34 @@ export const InterfaceStatus = z.object({
   lastTransitionTime: z.string().optional().meta({ format: 'date-time' }),
 });
 
+/** Cap on status.pods entries: status stays a few KiB however many pods there are. */
+export const MAX_STATUS_PODS = 16;
+
+export const PodStatus = z.object({
+  name: z.string().meta({ description: 'Pod name.' }),
+  ips: z.array(z.string()).max(2).optional().meta({ description: 'The pod addresses (status.podIPs).' }),
+  ready: z.boolean().meta({
+    description:
+      "The pod's Ready condition (which includes readiness gates such as a2a.dev/card-verified): its EndpointSlice endpoints carry the same ready and serving.",
+  }),
+  probed: z.boolean().meta({
+    description: 'Running with ready containers and not terminating: its card and interfaces are probed.',
+  }),
+  cardDigest: z.string().optional().meta({ description: 'sha256 of the canonical card this pod serves.' }),
+  verified: z
+    .string()
+    .optional()
+    .meta({ description: 'Interfaces of this pod\'s card verified on it, as "n/m".' }),
+  failing: z.array(z.string()).max(4).optional().meta({
+    description:
+      'What fails on this pod: the card problem, or each failing interface as "BINDING url (vVERSION) State" (at most 4, then "and N more").',
+  }),
+  gate: z.string().optional().meta({
+    description:
+      'The a2a.dev/card-verified readiness gate on this pod, as "Status/Reason" (this reconcile\'s verdict when it writes one); unset when the pod does not list the gate.',
+  }),
+});
+
 export const A2AAgentStatus = z.object({
   observedGeneration: z.number().int().optional(),
   conditions: z
@@ -362,8 +399,24 @@ export const A2AAgentStatus = z.object({
     .string()
     .optional()
     .meta({ description: 'Verified interfaces of the declared ones, as "n/m".' }),
-  pods: z.string().optional().meta({ description: 'Ready pods, as a count.' }),
-  lastProbeTime: z.string().optional().meta({ format: 'date-time' }),
+  pods: z
+    .array(PodStatus)
+    .max(MAX_STATUS_PODS)
+    .optional()
+    .meta({
+      description: `The selected pods, those with a failure first, then by name; at most ${MAX_STATUS_PODS} (podsNotListed counts the rest). Shows which pod lies.`,
+    }),
+  podsNotListed: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: `Selected pods beyond the first ${MAX_STATUS_PODS}, not listed in pods.` }),
+  lastTransitionProbeTime: z.string().optional().meta({
+    format: 'date-time',
+    description:
+      'When the probe round that last changed this status ran. Status is written only on a change (none per steady period), so this is not the last probe: that is the metric a2a_operator_last_probe_timestamp_seconds.',
+  }),
 });
 
 export type A2AAgentSpec = z.infer<typeof A2AAgentSpec>;
@@ -371,6 +424,7 @@ export type A2AAgentSpecInput = z.input<typeof A2AAgentSpec>;
 export type A2AAgentStatus = z.infer<typeof A2AAgentStatus>;
 export type Condition = z.infer<typeof Condition>;
 export type InterfaceStatus = z.infer<typeof InterfaceStatus>;
+export type PodStatus = z.infer<typeof PodStatus>;
 export type AgentPort = z.infer<typeof AgentPort>;
 export type LabelSelector = z.infer<typeof LabelSelector>;
 

@@ -105,6 +105,11 @@ export const Reason = {
   PortNotFound: 'PortNotFound',
   InvalidSpec: 'InvalidSpec',
   FailureConfirmed: 'FailureConfirmed',
+  /**
+   * A failure confirmed on some ready pods while others verify everything (PodsConsistent=False,
+   * Stalled=False): not a pipeline failure unless spec.probe.failOn is AnyPod.
+   */
+  PartialFailure: 'PartialFailure',
   // Reconciling
   Probing: 'Probing',
   // True reasons

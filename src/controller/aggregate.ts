@@ -5,7 +5,9 @@
  */
 import { InterfaceState } from '../api/conditions.js';
 import type { CardInterface } from '../card/index.js';
-import { displayText } from '../text/display-text.js';
+import { clipText, displayText } from '../text/display-text.js';
+import { displayUrl } from '../text/display-url.js';
+import { redactUrlCredentials } from '../text/redact-credentials.js';
 import { interfaceKey, type InterfaceVerdict, type PodObservation } from './observed.js';
 
 const MAX_PODS_NAMED = 3;
@@ -45,6 +47,37 @@ export function clip(message: string, max = MAX_MESSAGE): string {
   return displayText(message, max);
 }
 
+/**
+ * A verdict message without the interface it is about. Probe and mapping messages start by
+ * naming the interface (`GRPC v1.0 http://h:9090 (dialled 10.0.0.5:9090): …`, `GRPC http://h:9090: …`)
+ * because they are also read alone (logs, `a2a-operator check`); status and conditions name
+ * binding, URL and version once, so here only the evidence is kept. The dialled pod address
+ * differs per pod and status names pods by name: only its port stays.
+ */
+export function interfaceEvidence(
+  iface: Pick<CardInterface, 'url' | 'protocolBinding' | 'protocolVersion'>,
+  message: string,
+): string {
+  const url = displayUrl(iface.url);
+  const prefixes = [
+    `${iface.protocolBinding} v${iface.protocolVersion} ${url}`,
+    `${clipText(iface.protocolBinding, 64)} ${clipText(redactUrlCredentials(iface.url), 160)}`,
+    `${iface.protocolBinding} ${url}`,
+  ];
+  for (const prefix of prefixes) {
+    if (!message.startsWith(prefix)) continue;
+    let rest = message.slice(prefix.length);
+    let port = '';
+    const dialled = /^ \(dialled [^)]*?:(\d+)\)/.exec(rest);
+    if (dialled) {
+      port = `pod port ${dialled[1]}: `;
+      rest = rest.slice(dialled[0].length);
+    }
+    if (rest.startsWith(': ')) return `${port}${rest.slice(2)}`;
+  }
+  return message;
+}
+
 export function aggregateInterface(
   iface: CardInterface,
   key: string,
@@ -71,10 +104,11 @@ export function aggregateInterface(
   }
   if (failing.length === 0) {
     const pendingFlap = verified.filter((x) => x.v.pendingFailure);
-    let message = `${iface.protocolBinding} GetTask answered as served (${verified[0]?.v.message ?? 'TaskNotFound'}) on ${verified.length}/${on.length} pods`;
+    const served = verified[0] ? interfaceEvidence(iface, verified[0].v.message) : 'TaskNotFound';
+    let message = `answered as served (${served}) on ${verified.length}/${on.length} pods`;
     if (pendingFlap.length > 0) {
       const f = pendingFlap[0]!;
-      message += `; confirming a failure on ${namePods(pendingFlap.map((x) => x.pod))} (${f.v.failures} so far: ${f.v.pendingFailure?.message ?? ''})`;
+      message += `; confirming a failure on ${namePods(pendingFlap.map((x) => x.pod))} (${f.v.failures} so far: ${interfaceEvidence(iface, f.v.pendingFailure?.message ?? '')})`;
     }
     return {
       iface,
@@ -93,7 +127,7 @@ export function aggregateInterface(
   let top = failing[0]!.v.state;
   for (const [state, n] of counts) if (n > (counts.get(top) ?? 0)) top = state;
   const same = failing.filter((f) => f.v.state === top);
-  let message = `${same[0]!.v.message} on ${same.length}/${on.length} pods (${namePods(same.map((f) => f.pod))})`;
+  let message = `${interfaceEvidence(iface, same[0]!.v.message)} on ${same.length}/${on.length} pods (${namePods(same.map((f) => f.pod))})`;
   const others = failing.filter((f) => f.v.state !== top);
   if (others.length > 0) {
     message += `; ${others[0]!.v.state} on ${namePods(others.map((f) => f.pod))}`;

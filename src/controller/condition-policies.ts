@@ -10,6 +10,7 @@ import { displayUrl } from '../text/display-url.js';
 import { clip, namePods, type AggregatedInterface } from './aggregate.js';
 import type { RoutingDecision } from './decide.js';
 import type { PodObservation, SpecProblem } from './observed.js';
+import { partialFailureMessage, type PodSplit } from './pod-status.js';
 
 export interface Reference {
   card: ParsedCard;
@@ -95,6 +96,7 @@ export function cardCondition(candidates: PodObservation[], ref: Reference | und
 export function consistencyCondition(
   candidates: PodObservation[],
   gateOwnedElsewhere?: ReadonlyMap<string, string>,
+  split?: PodSplit,
 ): ConditionInput {
   const type = ConditionType.PodsConsistent;
   if (candidates.length === 0) {
@@ -119,6 +121,10 @@ export function consistencyCondition(
       reason: Reason.CardDiverged,
       message: clip(`ready pods serve ${byDigest.size} different cards: ${parts.join('; ')}`, 4096),
     };
+  }
+  if (split && split.clean.length > 0 && split.failing.length > 0) {
+    // Same card, different answers: the pods are not interchangeable, whatever the card says.
+    return { type, status: 'False', reason: Reason.PartialFailure, message: partialFailureMessage(split) };
   }
   if (gateOwnedElsewhere && gateOwnedElsewhere.size > 0) {
     // One writer per gate (gates.ts): the older agent's verdict stands on shared pods.

@@ -34,7 +34,7 @@ import {
   type ShrinkPod,
   type ShrinkResult,
 } from '../routing/shrink.js';
-import { aggregateInterface, clip } from './aggregate.js';
+import { aggregateInterface, clip, namePods } from './aggregate.js';
 import {
   advertisedCondition,
   cardCondition,
@@ -43,6 +43,14 @@ import {
   referenceCard,
 } from './condition-policies.js';
 import { gateDecisions } from './gates.js';
+import {
+  describeFailingPods,
+  podStatuses,
+  podVerdict,
+  splitPods,
+  type PodSplit,
+  type PodVerdict,
+} from './pod-status.js';
 import { interfaceEvents } from './transition-events.js';
 import { mapInterfaces, MAX_INTERFACES, type MapContext, type MappedInterface } from './interface-map.js';
 import { interfaceKey, statusInterface, type PodObservation, type SpecProblem } from './observed.js';
@@ -142,6 +150,7 @@ export function shrinkPod(
 ): ShrinkPod {
   return {
     candidate: p.pod.candidate && Boolean(p.pod.ip),
+    ...(p.pod.ready !== undefined ? { ready: p.pod.ready } : {}),
     ips: p.pod.ip ? [p.pod.ip] : [],
     refuses: (key) => {
       if (!p.card) return false;
@@ -288,8 +297,10 @@ export function decide(input: DecideInput): Decision {
     };
   });
 
+  const podVerdicts = new Map(candidates.map((p) => [p.pod.uid, podVerdict(p, mappedFor(p))]));
+  const split = splitPods([...podVerdicts.values()]);
   const cardValid = cardCondition(candidates, ref);
-  const consistent = consistencyCondition(candidates, input.gateOwnedElsewhere);
+  const consistent = consistencyCondition(candidates, input.gateOwnedElsewhere, split);
   const verifiedCond = interfacesCondition(
     aggregated,
     candidates.length,
@@ -351,20 +362,11 @@ export function decide(input: DecideInput): Decision {
         message: `${aggregated.length}/${aggregated.length} interfaces verified on ${candidates.length} pods${adv !== undefined ? `, ${adv} advertised` : ''}`,
       };
     }
-    const failingSettled = ready.status === 'False' && !unsettled && candidates.length > 0;
-    stalled = failingSettled
-      ? {
-          type: ConditionType.Stalled,
-          status: 'True',
-          reason: Reason.FailureConfirmed,
-          message: `${ready.reason}: confirmed by ${spec.probe.failureThreshold} consecutive probes; ${ready.message}`,
-        }
-      : {
-          type: ConditionType.Stalled,
-          status: 'False',
-          reason: ready.status === 'True' ? Reason.Succeeded : Reason.Probing,
-          message: '',
-        };
+    stalled = stalledCondition(spec, ready, {
+      settled: !unsettled && candidates.length > 0,
+      serviceConflict: input.serviceConflict,
+      split,
+    });
     reconciling = unsettled
       ? {
           type: ConditionType.Reconciling,
@@ -379,6 +381,7 @@ export function decide(input: DecideInput): Decision {
       : { type: ConditionType.Reconciling, status: 'False', reason: Reason.Settled, message: '' };
   }
 
+  const gates = gateDecisions(input, mappedFor);
   const prevConds = input.previous?.conditions;
   const conditions: Condition[] = [
     ready,
@@ -423,7 +426,10 @@ export function decide(input: DecideInput): Decision {
         : spec.routing.mode === 'Enforce' && input.previous?.advertised
           ? { advertised: input.previous.advertised }
           : {}),
-    lastProbeTime: now,
+    ...podsStatus(input.pods, podVerdicts, gates),
+    // Kept from the previous status unless something else changed (reconciler.ts compares
+    // without it): it dates the last change, never costs a write of its own.
+    lastTransitionProbeTime: now,
   };
 
   const events: AgentEvent[] = [];
@@ -443,8 +449,74 @@ export function decide(input: DecideInput): Decision {
     status,
     routing,
     ...(shrink ? { shrink } : {}),
-    gates: gateDecisions(input, mappedFor),
+    gates,
     events,
+  };
+}
+
+function podsStatus(
+  pods: readonly PodObservation[],
+  verdicts: ReadonlyMap<string, PodVerdict>,
+  gates: readonly GateDecision[],
+): Pick<A2AAgentStatus, 'pods' | 'podsNotListed'> {
+  const { pods: rows, notListed } = podStatuses(pods, verdicts, gates);
+  return { pods: rows, ...(notListed > 0 ? { podsNotListed: notListed } : {}) };
+}
+
+/**
+ * Stalled=True means "a pipeline should fail" (kstatus reads it as Failed; Flux and Argo CD fail
+ * the sync): a Service conflict, or a failure confirmed on every ready pod (with
+ * spec.probe.failOn AnyPod: on any ready pod). A failure confirmed on some pods while others
+ * verify everything is Ready=False and PodsConsistent=False (PartialFailure), not Stalled: the
+ * verified pods serve, and the gate of the failing ones holds their rollout. Spec problems are
+ * handled before this (Stalled with their own reason).
+ */
+function stalledCondition(
+  spec: A2AAgentSpec,
+  ready: ConditionInput,
+  ctx: { settled: boolean; serviceConflict?: string; split: PodSplit },
+): ConditionInput {
+  const type = ConditionType.Stalled;
+  if (ctx.settled && ctx.serviceConflict) {
+    return { type, status: 'True', reason: Reason.ServiceConflict, message: ctx.serviceConflict };
+  }
+  if (ctx.settled && ready.status === 'False') {
+    const { clean, failing, candidates } = ctx.split;
+    const confirmed = `confirmed by ${spec.probe.failureThreshold} consecutive probes`;
+    if (clean.length === 0) {
+      return {
+        type,
+        status: 'True',
+        reason: Reason.FailureConfirmed,
+        message: clip(`${ready.reason} on every ready pod, ${confirmed}: ${ready.message}`, 4096),
+      };
+    }
+    if (spec.probe.failOn === 'AnyPod') {
+      return {
+        type,
+        status: 'True',
+        reason: Reason.FailureConfirmed,
+        message: clip(
+          `${ready.reason} on ${failing.length}/${candidates} ready pods (spec.probe.failOn: AnyPod), ${confirmed}: ${describeFailingPods(failing)}`,
+          4096,
+        ),
+      };
+    }
+    return {
+      type,
+      status: 'False',
+      reason: Reason.PartialFailure,
+      message: clip(
+        `${ready.reason} on ${failing.length}/${candidates} ready pods only (${namePods(failing.map((f) => f.name))}); ${clean.length} verify every interface and serve. spec.probe.failOn: AllPods stalls only when every ready pod fails`,
+        4096,
+      ),
+    };
+  }
+  return {
+    type,
+    status: 'False',
+    reason: ready.status === 'True' ? Reason.Succeeded : Reason.Probing,
+    message: '',
   };
 }
 

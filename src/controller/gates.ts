@@ -17,7 +17,7 @@ import { InterfaceReason, InterfaceState, Reason } from '../api/conditions.js';
 import { matchesSelector } from '../kube/selector.js';
 import { acceptable } from '../routing/plan.js';
 import { displayUrl } from '../text/display-url.js';
-import { clip } from './aggregate.js';
+import { clip, interfaceEvidence } from './aggregate.js';
 import type { DecideInput, GateDecision } from './decide.js';
 import type { MappedInterface } from './interface-map.js';
 import { CARD_VERIFIED_GATE as GATE } from './pod-state.js';
@@ -57,7 +57,9 @@ export function gateDecisions(
         d = {
           status: 'False',
           reason: InterfaceReason[state],
-          message: clip(`${bad.m.iface.protocolBinding} ${displayUrl(bad.m.iface.url)}: ${bad.v!.message}`),
+          message: clip(
+            `${bad.m.iface.protocolBinding} ${displayUrl(bad.m.iface.url)} (v${bad.m.iface.protocolVersion}): ${interfaceEvidence(bad.m.iface, bad.v!.message)}`,
+          ),
         };
       } else {
         d = {

@@ -21,6 +21,12 @@ export interface ObservedPod {
   ips?: string[];
   /** Running, has an IP, containers ready, not terminating: its card and interfaces are probed. */
   candidate: boolean;
+  /**
+   * The pod's Ready condition, which includes its readiness gates (a pod held by a False
+   * a2a.dev/card-verified gate is not Ready). Its EndpointSlice endpoints mirror it. Unset:
+   * not known, taken as `candidate`.
+   */
+  ready?: boolean;
   terminating: boolean;
   /** containerPort name → number, to resolve named targetPorts. */
   containerPorts: Record<string, number>;

@@ -34,6 +34,7 @@ export function observePod(pod: V1Pod): ObservedPod {
     ip,
     ips,
     candidate: pod.status?.phase === 'Running' && Boolean(ip) && containersReady === 'True' && !terminating,
+    ready: conditionStatus(pod, 'Ready') === 'True' && !terminating,
     terminating,
     containerPorts,
     gateListed: (pod.spec?.readinessGates ?? []).some((g) => g.conditionType === CARD_VERIFIED_GATE),

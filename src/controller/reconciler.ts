@@ -104,6 +104,8 @@ export interface AgentObject extends KubernetesObject {
 /** Counters the reconciler reports (metrics wiring lives in src/operator). */
 export interface ReconcileObserver {
   probed?(n: number): void;
+  /** A reconcile of `key` fetched cards or probed interfaces (`atMs`: when they ended). */
+  agentProbed?(key: string, atMs: number): void;
   statusWritten?(): void;
   decided?(key: string, decision: Decision): void;
 }
@@ -133,7 +135,7 @@ const MIN_REQUEUE_MS = 200;
 
 function withoutProbeTime(s: A2AAgentStatus | undefined): A2AAgentStatus | undefined {
   if (!s) return s;
-  const { lastProbeTime: _t, ...rest } = s;
+  const { lastTransitionProbeTime: _t, ...rest } = s;
   return rest;
 }
 
@@ -279,6 +281,7 @@ export class AgentReconciler {
         : {}),
     });
     this.deps.observer?.probed?.(observed.probes);
+    if (observed.probes + observed.fetches > 0) this.deps.observer?.agentProbed?.(key, this.now());
     const conflict =
       spec.routing.mode === 'Enforce'
         ? await serviceConflict(this.deps.client, this.deps.owned, owner, serviceName, signal)

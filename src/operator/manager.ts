@@ -125,7 +125,10 @@ export class Manager {
       events: this.events,
       log,
       signer: opts.signer,
-      observer: { decided: (key, d) => this.metrics.agentDecided(key, d) },
+      observer: {
+        decided: (key, d) => this.metrics.agentDecided(key, d),
+        agentProbed: (key, at) => this.metrics.agentProbed(key, at),
+      },
     });
     this.controller = new Controller({
       name: 'a2aagent',

@@ -60,6 +60,18 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * Freshness without status writes (status is written only on a change, issue 18): when the
+   * operator last probed each agent. `time() - a2a_operator_last_probe_timestamp_seconds` is the
+   * age of its verdicts.
+   */
+  readonly lastProbe = new Gauge({
+    name: 'a2a_operator_last_probe_timestamp_seconds',
+    help: 'Unix time of the last reconcile that probed the agent (card fetches or interface probes).',
+    labelNames: ['namespace', 'agent'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -104,8 +116,14 @@ export class OperatorMetrics {
     this.interfaces.set({ namespace, name, kind: 'verified' }, verified);
   }
 
+  agentProbed(key: string, atMs: number): void {
+    const [namespace, agent] = key.split('/');
+    this.lastProbe.set({ namespace, agent }, atMs / 1000);
+  }
+
   agentRemoved(key: string): void {
     const [namespace, name] = key.split('/');
+    this.lastProbe.remove({ namespace, agent: name });
     this.interfaces.remove({ namespace, name, kind: 'declared' });
     this.interfaces.remove({ namespace, name, kind: 'verified' });
   }

@@ -11,7 +11,7 @@ import type { MappedInterface } from '../controller/interface-map.js';
 import { podAddresses, type PodObservation } from '../controller/observed.js';
 import { podPort } from '../controller/port-mapping.js';
 import type { AdvertisedCard } from './advertised-card.js';
-import type { RoutingPlan } from './plan.js';
+import { endpointConditions, type RoutingPlan } from './plan.js';
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'a2a-operator';
@@ -125,7 +125,7 @@ export function buildEndpointSlices(
             .slice(0, 1)
             .map((address) => ({
               addresses: [address],
-              conditions: { ready: true, serving: true, terminating: false },
+              conditions: endpointConditions(pod.ready),
               targetRef: { kind: 'Pod', namespace: owner.namespace, name: pod.name, uid: pod.uid },
               ...(pod.nodeName ? { nodeName: pod.nodeName } : {}),
             }));

@@ -61,3 +61,21 @@ export function planRouting(
   }
   return { advertised, endpoints };
 }
+
+/**
+ * An EndpointSlice endpoint's conditions, mirroring its pod's Ready condition as Kubernetes'
+ * EndpointSlice controller does (kube-proxy and meshes route only `ready` endpoints): a pod
+ * held NotReady by its own a2a.dev/card-verified gate, or by anything else, is listed with
+ * `ready: false, serving: false` even on ports where it is verified. So a gated pod serves
+ * nothing until its whole card is truthful, and a gated rollout keeps traffic on the old pods
+ * (docs/routing.md). `ready` undefined (not known) counts as ready: the pod is a probed
+ * candidate.
+ */
+export function endpointConditions(ready: boolean | undefined): {
+  ready: boolean;
+  serving: boolean;
+  terminating: boolean;
+} {
+  const r = ready !== false;
+  return { ready: r, serving: r, terminating: false };
+}

@@ -24,6 +24,12 @@ import type { V1EndpointSlice } from '@kubernetes/client-node';
 export interface ShrinkPod {
   /** Running, ready, not terminating, has an address. */
   candidate: boolean;
+  /**
+   * The pod's Ready condition (readiness gates included). A kept endpoint of a pod that is not
+   * Ready is marked `ready: false, serving: false` (a withdrawal); the way back to ready waits
+   * for full routing, like every addition. Unset: not known, left as it is.
+   */
+  ready?: boolean;
   /** The pod's current addresses. */
   ips: readonly string[];
   /** Whether there is evidence that this pod does not serve the interface (confirmed failure). */
@@ -94,8 +100,17 @@ export function shrinkRouting(
       }
       return !why;
     });
+    let marked = false;
+    const shown = endpoints.map((e) => {
+      const pod = e.targetRef?.uid ? pods.get(e.targetRef.uid) : undefined;
+      if (pod?.ready !== false || (e.conditions?.ready === false && e.conditions.serving === false)) return e;
+      marked = true;
+      return { ...e, conditions: { ...e.conditions, ready: false, serving: false } };
+    });
     if (endpoints.length > 0 && portName) served.add(portName);
-    return endpoints.length === (slice.endpoints ?? []).length ? slice : { ...slice, endpoints };
+    return endpoints.length === (slice.endpoints ?? []).length && !marked
+      ? slice
+      : { ...slice, endpoints: shown };
   });
   return {
     slices: out,

@@ -12,6 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { binaryPath, REPO_ROOT } from '../harness/binaries.js';
+import { InterfaceState } from '../../src/api/conditions.js';
+import { decide, type DecideInput } from '../../src/controller/decide.js';
+import { allVerified, input, okCard, pod, spec, V, v1Raw } from '../unit/reconcile-fixtures.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'health');
 const HEALTH_LUA = join(REPO_ROOT, 'charts', 'a2a-operator', 'health', 'health.lua');
@@ -213,4 +216,65 @@ describe('docs/gitops.md', () => {
     assert.equal(e.apiVersion, 'a2a.dev/v1alpha1');
     assert.ok(e.failed && e.inProgress);
   });
+});
+
+describe('the Stalled rule, decided by the operator and judged by every tool', () => {
+  // Each row: observations → decide() (the operator's pure decision) → the status it writes,
+  // then Argo CD's health.lua, the Flux healthCheckExprs and kstatus on that object.
+  const card = okCard(v1Raw());
+  const S = InterfaceState;
+  const liar = (states: readonly InterfaceState[] = [V, V, S.Unimplemented]) => [
+    pod('a', card, allVerified),
+    pod('b', card, allVerified),
+    pod('c', card, states),
+  ];
+  const rows: { name: string; input: DecideInput; stalled: string; want: Expected }[] = [
+    {
+      name: 'healthy',
+      input: input({ pods: liar(allVerified) }),
+      stalled: 'False/Succeeded',
+      want: { argo: 'Healthy', flux: 'Current', kstatus: 'Current' },
+    },
+    {
+      name: 'partial failure: gRPC confirmed failing on 1 of 3 pods',
+      input: input({ pods: liar() }),
+      stalled: 'False/PartialFailure',
+      want: { argo: 'Progressing', flux: 'InProgress', kstatus: 'InProgress' },
+    },
+    {
+      name: 'partial failure with spec.probe.failOn AnyPod',
+      input: input({ pods: liar(), spec: spec({ probe: { ...spec().probe, failOn: 'AnyPod' } }) }),
+      stalled: 'True/FailureConfirmed',
+      want: { argo: 'Degraded', flux: 'Failed', kstatus: 'Failed' },
+    },
+    {
+      name: 'failure confirmed on every ready pod',
+      input: input({ pods: ['a', 'b', 'c'].map((n) => pod(n, card, [V, V, S.Unimplemented])) }),
+      stalled: 'True/FailureConfirmed',
+      want: { argo: 'Degraded', flux: 'Failed', kstatus: 'Failed' },
+    },
+    {
+      name: 'Service conflict with every interface verified',
+      input: input({ pods: liar(allVerified), serviceConflict: 'Service billing exists and is not ours' }),
+      stalled: 'True/ServiceConflict',
+      want: { argo: 'Degraded', flux: 'Failed', kstatus: 'Failed' },
+    },
+  ];
+  for (const row of rows) {
+    test(row.name, async () => {
+      const d = decide(row.input);
+      const stalled = d.status.conditions!.find((c) => c.type === 'Stalled')!;
+      assert.equal(`${stalled.status}/${stalled.reason}`, row.stalled);
+      const obj = {
+        apiVersion: 'a2a.dev/v1alpha1',
+        kind: 'A2AAgent',
+        metadata: { name: 'billing', namespace: 'payments', generation: row.input.generation },
+        status: d.status,
+      };
+      const a = await argo(obj);
+      assert.equal(a.status, row.want.argo, `Argo CD: ${a.message}`);
+      assert.equal(await flux(obj), row.want.flux, 'Flux healthCheckExprs');
+      assert.equal(await kstatus(obj), row.want.kstatus, 'kstatus');
+    });
+  }
 });

@@ -18,6 +18,20 @@ async function apiWrites(op: OperatorProcess): Promise<number> {
   ].reduce((n, m) => n + Number(m[2]), 0);
 }
 
+/** a2a_operator_last_probe_timestamp_seconds of one agent. */
+async function lastProbeSeconds(
+  op: OperatorProcess,
+  namespace: string,
+  agent: string,
+): Promise<number | undefined> {
+  const text = await op.metrics();
+  const m = new RegExp(
+    `^a2a_operator_last_probe_timestamp_seconds\\{namespace="${namespace}",agent="${agent}"\\} (\\S+)$`,
+    'm',
+  ).exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
 let cluster: Cluster;
 let ns: string;
 let operator: OperatorProcess;
@@ -124,6 +138,8 @@ describe('healthy three-binding agent', () => {
     ];
     const before = await Promise.all(objects.map(([k, n]) => rv(k, n)));
     const writesBefore = await apiWrites(operator);
+    const lastProbeBefore = await lastProbeSeconds(operator, ns, 'weather');
+    assert.ok(lastProbeBefore !== undefined, 'a2a_operator_last_probe_timestamp_seconds is exported');
     const probesBefore = await operator
       .metrics()
       .then((m) =>
@@ -140,6 +156,13 @@ describe('healthy three-binding agent', () => {
       `the agent was probed (${probesAfter - probesBefore} probes)`,
     );
     assert.equal(await apiWrites(operator), writesBefore, 'no API write while nothing changed');
+    // Freshness is a metric, not a status field: it moves while status stays as written.
+    const lastProbe = await lastProbeSeconds(operator, ns, 'weather');
+    assert.ok(
+      lastProbe !== undefined && Date.now() / 1000 - lastProbe < 2 * periodSeconds + 5,
+      `a2a_operator_last_probe_timestamp_seconds is fresh (${lastProbe}, now ${Date.now() / 1000})`,
+    );
+    assert.ok(lastProbe > lastProbeBefore!, 'and it advanced over the steady periods');
     assert.deepEqual(await Promise.all(objects.map(([k, n]) => rv(k, n))), before, 'no object was rewritten');
   });
 });

@@ -130,7 +130,7 @@ describe('decide: healthy agent', () => {
       assert.equal(c.observedGeneration, 4, c.type);
       assert.equal(c.lastTransitionTime, NOW.toISOString(), c.type);
     }
-    assert.equal(d.status.lastProbeTime, NOW.toISOString());
+    assert.equal(d.status.lastTransitionProbeTime, NOW.toISOString());
   });
 
   it('status: verified 3/3, card shape/digest/podsConsistent, advertised with the first interface preferred', () => {
@@ -228,7 +228,7 @@ describe('decide: the seed scenario (v0.3 card, preferredTransport GRPC at a JSO
     assert.match(cond(d, 'CardValid').message, /Set preferredTransport to JSONRPC/);
     assert.match(
       cond(d, 'Stalled').message,
-      /^PreferredTransportMismatch: confirmed by 2 consecutive probes/,
+      /^PreferredTransportMismatch on every ready pod, confirmed by 2 consecutive probes/,
     );
   });
 
@@ -555,7 +555,7 @@ describe('decide: card consistency and card failures', () => {
     );
   });
 
-  it('an unconfirmed card fetch failure keeps the agent Reconciling; a confirmed one stalls it', () => {
+  it('an unconfirmed card fetch failure keeps the agent Reconciling; a confirmed one on 1/3 pods is a PartialFailure, stalling only with failOn AnyPod', () => {
     const pods = [
       pod('a', card, allVerified),
       pod('b', card, allVerified),
@@ -565,10 +565,17 @@ describe('decide: card consistency and card failures', () => {
     assert.equal(cond(d, 'CardValid').reason, 'CardFetchFailed');
     assert.equal(cond(d, 'Reconciling').status, 'True');
     assert.equal(cond(d, 'Stalled').status, 'False');
-    const confirmed = decide(input({ pods: [pods[0]!, pods[1]!, pod('c', failedCard())] }));
+    const confirmedPods = [pods[0]!, pods[1]!, pod('c', failedCard())];
+    const confirmed = decide(input({ pods: confirmedPods }));
     assert.equal(cond(confirmed, 'Reconciling').status, 'False');
-    assert.equal(cond(confirmed, 'Stalled').status, 'True');
-    assert.equal(cond(confirmed, 'Stalled').reason, 'FailureConfirmed');
+    assert.equal(cond(confirmed, 'Stalled').status, 'False');
+    assert.equal(cond(confirmed, 'Stalled').reason, 'PartialFailure');
+    assert.equal(cond(confirmed, 'PodsConsistent').reason, 'PartialFailure');
+    const anyPod = decide(
+      input({ pods: confirmedPods, spec: spec({ probe: { ...spec().probe, failOn: 'AnyPod' } }) }),
+    );
+    assert.equal(cond(anyPod, 'Stalled').status, 'True');
+    assert.equal(cond(anyPod, 'Stalled').reason, 'FailureConfirmed');
   });
 
   it('card fetch failure on every pod: nothing advertised, every port routes nowhere, no card', () => {
@@ -814,14 +821,14 @@ describe('decide: readiness gates', () => {
 });
 
 describe('decide: events and stability', () => {
-  it('feeding the previous status back in: no events, status identical except lastProbeTime', () => {
+  it('feeding the previous status back in: no events, status identical except lastTransitionProbeTime', () => {
     const first = decide(input({ pods: healthyPods() }));
     const again = decide(input({ pods: healthyPods(), previous: first.status, now: LATER }));
     assert.deepEqual(again.events, []);
-    assert.equal(again.status.lastProbeTime, LATER.toISOString());
+    assert.equal(again.status.lastTransitionProbeTime, LATER.toISOString());
     assert.deepEqual(
-      { ...again.status, lastProbeTime: undefined },
-      { ...first.status, lastProbeTime: undefined },
+      { ...again.status, lastTransitionProbeTime: undefined },
+      { ...first.status, lastTransitionProbeTime: undefined },
     );
   });
 
@@ -838,8 +845,8 @@ describe('decide: events and stability', () => {
     const again = decide(inp(first.status, LATER));
     assert.deepEqual(again.events, []);
     assert.deepEqual(
-      { ...again.status, lastProbeTime: undefined },
-      { ...first.status, lastProbeTime: undefined },
+      { ...again.status, lastTransitionProbeTime: undefined },
+      { ...first.status, lastTransitionProbeTime: undefined },
     );
   });
 
