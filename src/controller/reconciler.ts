@@ -104,8 +104,10 @@ export interface AgentObject extends KubernetesObject {
 /** Counters the reconciler reports (metrics wiring lives in src/operator). */
 export interface ReconcileObserver {
   probed?(n: number): void;
+  /** Per agent: how many probes this reconcile ran, and the agent's probe period (freshness metrics). */
+  probeRound?(key: string, probes: number, periodSeconds: number): void;
   statusWritten?(): void;
-  decided?(key: string, decision: Decision): void;
+  decided?(key: string, decision: Decision, enforce: boolean): void;
 }
 
 /** Signs an advertised card with a private JWK (routing/card-signing.ts). */
@@ -279,6 +281,7 @@ export class AgentReconciler {
         : {}),
     });
     this.deps.observer?.probed?.(observed.probes);
+    this.deps.observer?.probeRound?.(key, observed.probes, spec.probe.periodSeconds);
     const conflict =
       spec.routing.mode === 'Enforce'
         ? await serviceConflict(this.deps.client, this.deps.owned, owner, serviceName, signal)
@@ -299,7 +302,7 @@ export class AgentReconciler {
       ...(enforce ? { current: currentRouting(this.deps.owned, owner, serviceName) } : {}),
       now: new Date(this.now()),
     });
-    this.deps.observer?.decided?.(key, decision);
+    this.deps.observer?.decided?.(key, decision, spec.routing.mode === 'Enforce');
 
     const signed = async (c: AdvertisedCard | undefined): Promise<SignedCard> => {
       if (!c || !c.changed || !signingKey || !this.deps.signer) return { card: c };

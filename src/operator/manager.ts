@@ -125,7 +125,10 @@ export class Manager {
       events: this.events,
       log,
       signer: opts.signer,
-      observer: { decided: (key, d) => this.metrics.agentDecided(key, d) },
+      observer: {
+        decided: (key, d, enforce) => this.metrics.agentDecided(key, d, enforce),
+        probeRound: (key, n, period) => this.metrics.probeRound(key, n, period),
+      },
     });
     this.controller = new Controller({
       name: 'a2aagent',
@@ -269,11 +272,13 @@ export class Manager {
 
   /** The reconcile queue and the fast withdrawal queue run together, as leader (or alone). */
   private startControllers(): void {
+    this.metrics.leader.set(1);
     this.controller.start();
     this.withdrawals.start();
   }
 
   private async stopControllers(abortAfterMs: number): Promise<void> {
+    this.metrics.leader.set(0);
     await Promise.all([this.controller.stop({ abortAfterMs }), this.withdrawals.stop({ abortAfterMs })]);
   }
 
