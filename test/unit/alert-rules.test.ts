@@ -101,7 +101,7 @@ test('every alert has a runbook section in docs/alerts.md and links it', () => {
 test('every metric an alert reads is one the operator exports', async () => {
   const exported = new Set(
     (await new OperatorMetrics().registry.getMetricsAsJSON()).flatMap((m) =>
-      m.type === 'histogram' ? [`${m.name}_bucket`, `${m.name}_count`, `${m.name}_sum`] : [m.name],
+      String(m.type) === 'histogram' ? [`${m.name}_bucket`, `${m.name}_count`, `${m.name}_sum`] : [m.name],
     ),
   );
   for (const r of rules) {
