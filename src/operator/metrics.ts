@@ -82,7 +82,7 @@ export class OperatorMetrics {
   });
   readonly lastProbe = new Gauge({
     name: 'a2a_operator_last_probe_timestamp_seconds',
-    help: 'Unix time of the last reconcile that probed any interface or card of the agent.',
+    help: 'Unix time of the last reconcile that probed any of the agent interfaces.',
     labelNames: ['namespace', 'agent'],
     registers: [this.registry],
   });
@@ -146,7 +146,7 @@ export class OperatorMetrics {
     this.probeLatency.observe({ binding, state }, durationMs / 1000);
   }
 
-  /** A reconcile of the agent ran `probes` probes (card fetches and interface probes). */
+  /** A reconcile of the agent ran `probes` interface probes (card fetches are not counted). */
   probeRound(key: string, probes: number, periodSeconds: number, nowMs = Date.now()): void {
     const [namespace, agent] = key.split('/');
     this.probePeriod.set({ namespace, agent }, periodSeconds);
