@@ -247,6 +247,7 @@ describe('alerts and dashboard on a real Prometheus', () => {
 
   test('an interface breaks: the withdrawn-interface alert fires; every dashboard query has data', async () => {
     await s.pods[0]!.control('/grpc', { running: false });
+    const broke = Date.now();
     const withdrawn = (a: Alert) =>
       a.labels.alertname === 'A2AInterfaceWithdrawn' &&
       a.labels.namespace === s.ns &&
@@ -259,6 +260,9 @@ describe('alerts and dashboard on a real Prometheus', () => {
       500,
     );
     assert.equal(fired.labels.severity, 'warning');
+    process.stderr.write(
+      `[monitoring] A2AInterfaceWithdrawn firing ${Date.now() - broke}ms after the break\n`,
+    );
     // Only the broken interface: JSON-RPC and REST stay advertised.
     assert.equal(
       (await alerts()).filter(
@@ -289,6 +293,7 @@ describe('alerts and dashboard on a real Prometheus', () => {
 
   test('the interface heals: the alert resolves', async () => {
     await s.pods[0]!.control('/grpc', { running: true });
+    const healed = Date.now();
     await waitAgent(
       s.cluster,
       s.ns,
@@ -305,6 +310,9 @@ describe('alerts and dashboard on a real Prometheus', () => {
         ),
       60_000,
       500,
+    );
+    process.stderr.write(
+      `[monitoring] A2AInterfaceWithdrawn resolved ${Date.now() - healed}ms after the heal\n`,
     );
     const a = await getAgent(s.cluster, s.ns, 'weather');
     assert.ok(a.status?.interfaces?.every((i) => i.advertised));
