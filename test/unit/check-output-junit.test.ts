@@ -76,6 +76,7 @@ test('hostile card text: a well-formed document, no forged testcase, the text es
   assert.match(text, /\\u\{dc00\}/);
   const card = suite.testcase.find((c) => c['@_classname'] === 'card')!;
   assert.equal(card.failure!.length, 1);
+  assert.equal(card.failure![0]!['@_message'], 'InterfaceURLInvalid');
   assert.match(card.failure![0]!['#text']!, /<!\[CDATA\[ \]\]> & "q" 'a' \\u\{d800\} \\u\{ffff\}/);
 });
 

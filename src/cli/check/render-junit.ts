@@ -2,7 +2,7 @@
  * `check --output junit`: a JUnit XML report, the format GitLab (artifacts:reports:junit),
  * Jenkins (junit step), Azure Pipelines, CircleCI and most CI systems render as test results.
  * One testcase per declared interface (failed unless Verified, as the exit status counts it),
- * plus one for the card's static checks. Text from the card and the answers is escaped for a
+ * plus one for the card's static checks (failed, with every finding, when there are any). Text from the card and the answers is escaped for a
  * person (`printable`: no control characters) and for XML (markup characters, and the code
  * points XML 1.0 cannot carry even as references: lone surrogates, U+FFFE, U+FFFF).
  */
@@ -38,10 +38,12 @@ export function renderJunit(report: CheckReport, target: string): string {
     `  <testsuite name="${suite}" tests="${tests}" failures="${failures + cardFailed}" errors="0" skipped="0">`,
     `    <properties><property name="card.shape" value="${xml(report.card.shape, 16)}"/><property name="card.digest" value="${xml(report.card.digest, 100)}"/></properties>`,
     `    <testcase classname="card" name="static checks">`,
-    ...report.findings.map(
-      (f) =>
-        `      <failure type="${xml(f.reason, 64)}" message="${xml(f.reason, 64)}">${xml(f.message, MAX.message)}</failure>`,
-    ),
+    // One <failure> per testcase, as the JUnit schema has it: every finding on a line of its own.
+    ...(report.findings.length > 0
+      ? [
+          `      <failure type="CardFindings" message="${xml(report.findings.map((f) => f.reason).join(', '), 300)}">${report.findings.map((f) => `${xml(f.reason, 64)}: ${xml(f.message, MAX.message)}`).join('\n')}</failure>`,
+        ]
+      : []),
     '    </testcase>',
   ];
   for (const i of report.interfaces) {
