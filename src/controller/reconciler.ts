@@ -104,10 +104,10 @@ export interface AgentObject extends KubernetesObject {
 /** Counters the reconciler reports (metrics wiring lives in src/operator). */
 export interface ReconcileObserver {
   probed?(n: number): void;
-  /** A reconcile of `key` fetched cards or probed interfaces (`atMs`: when they ended). */
-  agentProbed?(key: string, atMs: number): void;
+  /** Per agent: how many probes (card fetches included) this reconcile ran, and its probe period (freshness). */
+  probeRound?(key: string, probes: number, periodSeconds: number): void;
   statusWritten?(): void;
-  decided?(key: string, decision: Decision): void;
+  decided?(key: string, decision: Decision, enforce: boolean): void;
 }
 
 /** Signs an advertised card with a private JWK (routing/card-signing.ts). */
@@ -281,7 +281,8 @@ export class AgentReconciler {
         : {}),
     });
     this.deps.observer?.probed?.(observed.probes);
-    if (observed.probes + observed.fetches > 0) this.deps.observer?.agentProbed?.(key, this.now());
+    // Card fetches count: an agent whose cards cannot be fetched is still watched, not stale.
+    this.deps.observer?.probeRound?.(key, observed.probes + observed.fetches, spec.probe.periodSeconds);
     const conflict =
       spec.routing.mode === 'Enforce'
         ? await serviceConflict(this.deps.client, this.deps.owned, owner, serviceName, signal)
@@ -302,7 +303,7 @@ export class AgentReconciler {
       ...(enforce ? { current: currentRouting(this.deps.owned, owner, serviceName) } : {}),
       now: new Date(this.now()),
     });
-    this.deps.observer?.decided?.(key, decision);
+    this.deps.observer?.decided?.(key, decision, spec.routing.mode === 'Enforce');
 
     const signed = async (c: AdvertisedCard | undefined): Promise<SignedCard> => {
       if (!c || !c.changed || !signingKey || !this.deps.signer) return { card: c };

@@ -126,8 +126,8 @@ export class Manager {
       log,
       signer: opts.signer,
       observer: {
-        decided: (key, d) => this.metrics.agentDecided(key, d),
-        agentProbed: (key, at) => this.metrics.agentProbed(key, at),
+        decided: (key, d, enforce) => this.metrics.agentDecided(key, d, enforce),
+        probeRound: (key, n, period) => this.metrics.probeRound(key, n, period),
       },
     });
     this.controller = new Controller({
@@ -272,11 +272,13 @@ export class Manager {
 
   /** The reconcile queue and the fast withdrawal queue run together, as leader (or alone). */
   private startControllers(): void {
+    this.metrics.leader.set(1);
     this.controller.start();
     this.withdrawals.start();
   }
 
   private async stopControllers(abortAfterMs: number): Promise<void> {
+    this.metrics.leader.set(0);
     await Promise.all([this.controller.stop({ abortAfterMs }), this.withdrawals.stop({ abortAfterMs })]);
   }
 

@@ -1,12 +1,15 @@
 /**
  * Prometheus metrics (prom-client: the maintained client, with the default process metrics).
- * Labels are bounded: binding, state, outcome; per-agent series carry namespace and name.
+ * Labels are bounded: binding, state, outcome; per-agent series carry namespace and agent (name
+ * on the older a2a_operator_agent_interfaces), per-interface series add binding and the status
+ * URL (at most 64 per agent). Never a pod IP, pod name or task id: docs/metrics.md.
  */
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ControllerObserver, ReconcileOutcome } from '../kube/controller.js';
 import type { RequestInfo, RequestObserver } from '../kube/client.js';
 import type { Decision } from '../controller/decide.js';
+import { ConditionType, Reason } from '../api/conditions.js';
 
 export class OperatorMetrics {
   readonly registry = new Registry();
@@ -42,8 +45,8 @@ export class OperatorMetrics {
   });
   readonly probeLatency = new Histogram({
     name: 'a2a_operator_probe_duration_seconds',
-    help: 'Interface probe duration, by binding.',
-    labelNames: ['binding'],
+    help: 'Interface probe duration, by binding and resulting state.',
+    labelNames: ['binding', 'state'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 3, 10],
     registers: [this.registry],
   });
@@ -53,6 +56,47 @@ export class OperatorMetrics {
     labelNames: ['namespace', 'name', 'kind'],
     registers: [this.registry],
   });
+  readonly agentReady = new Gauge({
+    name: 'a2a_operator_agent_ready',
+    help: 'Whether the agent is Ready (1) or not (0), as the last reconcile decided.',
+    labelNames: ['namespace', 'agent'],
+    registers: [this.registry],
+  });
+  readonly cardDiverged = new Gauge({
+    name: 'a2a_operator_agent_card_diverged',
+    help: 'Whether ready pods of the agent serve different cards (PodsConsistent=False, CardDiverged).',
+    labelNames: ['namespace', 'agent'],
+    registers: [this.registry],
+  });
+  readonly interfaceAdvertised = new Gauge({
+    name: 'a2a_operator_interface_advertised',
+    help: 'Whether the advertised card lists the declared interface (1) or not (0); Enforce mode only.',
+    labelNames: ['namespace', 'agent', 'binding', 'url'],
+    registers: [this.registry],
+  });
+  readonly interfaceState = new Gauge({
+    name: 'a2a_operator_interface_state',
+    help: 'The probe verdict of a declared interface: one series per interface, value 1, label state.',
+    labelNames: ['namespace', 'agent', 'binding', 'url', 'state'],
+    registers: [this.registry],
+  });
+  readonly lastProbe = new Gauge({
+    name: 'a2a_operator_last_probe_timestamp_seconds',
+    help: 'Unix time of the last reconcile that probed any of the agent interfaces.',
+    labelNames: ['namespace', 'agent'],
+    registers: [this.registry],
+  });
+  readonly probePeriod = new Gauge({
+    name: 'a2a_operator_agent_probe_period_seconds',
+    help: 'spec.probe.periodSeconds of the agent: the freshness alert allows three of them.',
+    labelNames: ['namespace', 'agent'],
+    registers: [this.registry],
+  });
+  readonly leader = new Gauge({
+    name: 'a2a_operator_leader',
+    help: 'Whether this replica runs the controllers (holds the lease, or runs without election).',
+    registers: [this.registry],
+  });
   readonly apiRequests = new Counter({
     name: 'a2a_operator_api_requests_total',
     help: 'Kubernetes API requests, by method, resource and status code.',
@@ -60,20 +104,14 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
-  /**
-   * Freshness without status writes (status is written only on a change, issue 18): when the
-   * operator last probed each agent. `time() - a2a_operator_last_probe_timestamp_seconds` is the
-   * age of its verdicts.
-   */
-  readonly lastProbe = new Gauge({
-    name: 'a2a_operator_last_probe_timestamp_seconds',
-    help: 'Unix time of the last reconcile that probed the agent (card fetches or interface probes).',
-    labelNames: ['namespace', 'agent'],
-    registers: [this.registry],
-  });
+  /** Label sets of the per-interface series last set per agent, to remove the ones that went away. */
+  private readonly interfaceLabels = new Map<string, { advertised: Labels[]; state: Labels[] }>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    // Zero series from the start, so rate() over them is 0 rather than empty before a first error.
+    for (const terminal of ['true', 'false']) this.reconcileErrors.inc({ terminal }, 0);
+    this.leader.set(0);
   }
 
   controllerObserver(onError: (key: string, err: unknown, terminal: boolean) => void): ControllerObserver {
@@ -105,26 +143,67 @@ export class OperatorMetrics {
 
   probeDone(binding: string, state: string, durationMs: number): void {
     this.probes.inc({ binding, state });
-    this.probeLatency.observe({ binding }, durationMs / 1000);
+    this.probeLatency.observe({ binding, state }, durationMs / 1000);
   }
 
-  agentDecided(key: string, d: Decision): void {
-    const [namespace, name] = key.split('/');
+  /** A reconcile of the agent ran `probes` interface probes (card fetches are not counted). */
+  probeRound(key: string, probes: number, periodSeconds: number, nowMs = Date.now()): void {
+    const [namespace, agent] = key.split('/');
+    this.probePeriod.set({ namespace, agent }, periodSeconds);
+    if (probes > 0) this.lastProbe.set({ namespace, agent }, nowMs / 1000);
+  }
+
+  agentDecided(key: string, d: Decision, enforce = true): void {
+    const [namespace = '', name = ''] = key.split('/');
+    const agent = name;
     const declared = d.status.interfaces?.length ?? 0;
     const verified = d.status.interfaces?.filter((i) => i.state === 'Verified').length ?? 0;
     this.interfaces.set({ namespace, name, kind: 'declared' }, declared);
     this.interfaces.set({ namespace, name, kind: 'verified' }, verified);
-  }
-
-  agentProbed(key: string, atMs: number): void {
-    const [namespace, agent] = key.split('/');
-    this.lastProbe.set({ namespace, agent }, atMs / 1000);
+    const cond = (type: string) => d.status.conditions?.find((c) => c.type === type);
+    this.agentReady.set({ namespace, agent }, cond(ConditionType.Ready)?.status === 'True' ? 1 : 0);
+    const pods = cond(ConditionType.PodsConsistent);
+    this.cardDiverged.set(
+      { namespace, agent },
+      pods?.status === 'False' && pods.reason === Reason.CardDiverged ? 1 : 0,
+    );
+    const advertised: Labels[] = [];
+    const state: Labels[] = [];
+    for (const i of d.status.interfaces ?? []) {
+      const base = { namespace, agent, binding: i.protocolBinding, url: i.url };
+      if (enforce) {
+        this.interfaceAdvertised.set(base, i.advertised ? 1 : 0);
+        advertised.push(base);
+      }
+      const withState = { ...base, state: i.state };
+      this.interfaceState.set(withState, 1);
+      state.push(withState);
+    }
+    const before = this.interfaceLabels.get(key);
+    this.interfaceLabels.set(key, { advertised, state });
+    if (before) {
+      for (const l of without(before.advertised, advertised)) this.interfaceAdvertised.remove(l);
+      for (const l of without(before.state, state)) this.interfaceState.remove(l);
+    }
   }
 
   agentRemoved(key: string): void {
     const [namespace, name] = key.split('/');
-    this.lastProbe.remove({ namespace, agent: name });
     this.interfaces.remove({ namespace, name, kind: 'declared' });
     this.interfaces.remove({ namespace, name, kind: 'verified' });
+    const agent = { namespace, agent: name };
+    for (const g of [this.agentReady, this.cardDiverged, this.lastProbe, this.probePeriod]) g.remove(agent);
+    const before = this.interfaceLabels.get(key);
+    this.interfaceLabels.delete(key);
+    for (const l of before?.advertised ?? []) this.interfaceAdvertised.remove(l);
+    for (const l of before?.state ?? []) this.interfaceState.remove(l);
   }
+}
+
+type Labels = Record<string, string>;
+
+/** The label sets of `old` that `now` does not hold. */
+function without(old: Labels[], now: Labels[]): Labels[] {
+  const keep = new Set(now.map((l) => JSON.stringify(l)));
+  return old.filter((l) => !keep.has(JSON.stringify(l)));
 }

@@ -6,7 +6,6 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +14,9 @@ import { binaryPath, REPO_ROOT } from '../harness/binaries.js';
 import { InterfaceState } from '../../src/api/conditions.js';
 import { decide, type DecideInput } from '../../src/controller/decide.js';
 import { allVerified, input, okCard, pod, spec, V, v1Raw } from '../unit/reconcile-fixtures.js';
+import { argoHealth, HEALTH_LUA, run, RUN_HEALTH_LUA } from '../harness/argo-health.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'health');
-const HEALTH_LUA = join(REPO_ROOT, 'charts', 'a2a-operator', 'health', 'health.lua');
 const GITOPS_DOC = join(REPO_ROOT, 'docs', 'gitops.md');
 
 interface Expected {
@@ -36,40 +35,12 @@ const fixtureNames = readdirSync(FIXTURES)
   .map((f) => f.slice(0, -'.json'.length))
   .sort();
 
-function run(
-  cmd: string,
-  args: string[],
-  input?: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(cmd, args, { timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.on('error', () => {}); // lua5.1 does not read stdin and may be gone already
-    child.stdin?.end(input ?? '');
-  });
-}
-
-/** A JSON value as a Lua 5.1 table constructor; null fields are left out (Argo CD does the same). */
-export function toLua(v: unknown): string {
-  if (v === null || v === undefined) return 'nil';
-  if (typeof v === 'boolean' || typeof v === 'number') return String(v);
-  if (typeof v === 'string')
-    return JSON.stringify(v).replace(/\\u([0-9a-fA-F]{4})/g, (_m, h: string) => `\\u{${h}}`);
-  if (Array.isArray(v)) return `{${v.map(toLua).join(', ')}}`;
-  const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== null);
-  return `{${entries.map(([k, x]) => `[${JSON.stringify(k)}] = ${toLua(x)}`).join(', ')}}`;
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'a2a-health-'));
 
 async function argo(obj: unknown, script = HEALTH_LUA): Promise<{ status: string; message: string }> {
-  const file = join(dir, `obj-${Math.random().toString(36).slice(2)}.lua`);
-  writeFileSync(file, `return ${toLua(obj)}\n`);
-  const r = await run('lua5.1', [join(FIXTURES, 'run-health.lua'), script, file]);
+  const r = await argoHealth(obj, script);
   assert.equal(r.code, 0, r.stderr);
-  const [status, message] = r.stdout.trimEnd().split('\t');
-  return { status: status!, message: message ?? '' };
+  return r;
 }
 
 /** The yaml code blocks of docs/gitops.md, parsed. */
@@ -193,7 +164,7 @@ describe('the health definitions have teeth', () => {
   test('health.lua uses only what Argo CD opens: calling the string library fails in the driver', async () => {
     const file = join(dir, 'uses-string.lua');
     writeFileSync(file, 'local hs = {}\nhs.status = string.upper("healthy")\nreturn hs\n');
-    const r = await run('lua5.1', [join(FIXTURES, 'run-health.lua'), file, join(dir, 'none.lua')]);
+    const r = await run('lua5.1', [RUN_HEALTH_LUA, file, join(dir, 'none.lua')]);
     assert.notEqual(r.code, 0);
   });
 });

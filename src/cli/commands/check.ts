@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import { bearerTokenProblem } from '../../probe/bearer-token.js';
 import { ExitError, UsageError } from '../cli-errors.js';
 import type { Command } from '../command.js';
-import { reportJson } from '../check/check-report.js';
 import { parseConnectTo } from '../check/connect-to.js';
 import { parseAllowPorts } from '../check/dial-policy.js';
 import { parseDuration } from '../check/duration.js';
@@ -11,7 +10,7 @@ import { readAtMost } from '../check/read-at-most.js';
 import { readCardFile } from '../check/read-card-file.js';
 import { credentialsIn, redactCredentials } from '../../text/redact-credentials.js';
 import { redactReport } from '../check/redact-report.js';
-import { renderTable } from '../check/render-table.js';
+import { renderOutput, OUTPUTS, type OutputFormat } from '../check/render-output.js';
 import { runCheck, type CheckOptions } from '../check/run-check.js';
 import type { SecretRedactor } from '../secret-redactor.js';
 
@@ -38,7 +37,8 @@ options:
   --token-file <file>      read the bearer token from a file (at most 64 KiB)
   --cacert <file>          PEM CA bundle to verify TLS servers with
   --insecure               do not verify TLS certificates
-  --output <table|json>    output format (default table)
+  --output <format>        table (default), json, junit (JUnit XML for CI test reports)
+                           or github (GitHub Actions annotations): docs/ci.md
   -h, --help               show this help
 
 exit status: 0 every declared interface is Verified and the card has no findings;
@@ -89,7 +89,7 @@ function checkToken(token: string, from: string): string {
 async function parseOptions(
   argv: string[],
   secrets: SecretRedactor,
-): Promise<{ opts: CheckOptions; output: 'table' | 'json' } | 'help'> {
+): Promise<{ opts: CheckOptions; output: OutputFormat; cardFile?: string } | 'help'> {
   for (const t of tokenArguments(argv)) secrets.add(t);
   let parsed;
   try {
@@ -132,8 +132,8 @@ async function parseOptions(
       throw new UsageError(`${redactCredentials(raw)}: credentials in the URL are not sent; use --token`);
   }
   const output = values.output ?? 'table';
-  if (output !== 'table' && output !== 'json')
-    throw new UsageError(`--output ${output}: expected table or json`);
+  if (!(OUTPUTS as readonly string[]).includes(output))
+    throw new UsageError(`--output ${output}: expected ${OUTPUTS.join(', ')}`);
   if (values.token !== undefined && values['token-file'] !== undefined) {
     throw new UsageError('--token and --token-file are exclusive');
   }
@@ -161,7 +161,8 @@ async function parseOptions(
   const deadlineMs = values.deadline !== undefined ? parseDuration(values.deadline, '--deadline') : 60_000;
   const cardJson = values.card !== undefined ? await readCardFile(values.card) : undefined;
   return {
-    output,
+    output: output as OutputFormat,
+    ...(values.card !== undefined ? { cardFile: values.card } : {}),
     opts: {
       baseUrl,
       ...(cardJson !== undefined ? { cardJson } : {}),
@@ -189,7 +190,10 @@ export const command: Command = {
     for (const secret of report.interfaces.flatMap((i) => credentialsIn(i.url))) io.secrets.add(secret, 4);
     const redact = (text: string) => io.secrets.redact(redactCredentials(text));
     const shown = redactReport(report, redact);
-    const text = parsed.output === 'json' ? reportJson(shown) : renderTable(shown);
+    const text = renderOutput(parsed.output, shown, {
+      target: parsed.opts.baseUrl ? redact(parsed.opts.baseUrl.href) : (parsed.cardFile ?? 'card'),
+      ...(parsed.cardFile !== undefined ? { cardFile: parsed.cardFile } : {}),
+    });
     io.stdout.write(io.secrets.redact(text));
     return report.consistent ? 0 : 1;
   },
