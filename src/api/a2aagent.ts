@@ -30,6 +30,10 @@ const dnsLabel = z
   .max(63)
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
 
+/** A DNS-1035 label: what a Service name must be (starts with a letter). */
+export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const dns1035Label = z.string().min(1).max(63).regex(DNS1035_LABEL);
+
 const objectName = z
   .string()
   .min(1)
@@ -210,9 +214,10 @@ export const RoutingSettings = z
       description:
         'Enforce: own the Service, its EndpointSlices and the advertised card, listing only verified interfaces. Observe: write status only.',
     }),
-    serviceName: dnsLabel
-      .optional()
-      .meta({ description: 'Name of the managed Service. Defaults to the A2AAgent name.' }),
+    serviceName: dns1035Label.optional().meta({
+      description:
+        'Name of the managed Service, a DNS-1035 label. Defaults to the A2AAgent name, which must then be a DNS-1035 label itself (at most 63 characters, no dots, starting with a letter).',
+    }),
     authRequired: z.enum(['Advertise', 'Withdraw']).default('Advertise').meta({
       description:
         'What to do with interfaces that answer 401/403/UNAUTHENTICATED when no credentials are configured: Advertise (listening, handler unconfirmed) or Withdraw.',

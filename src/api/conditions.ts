@@ -86,6 +86,10 @@ export const Reason = {
   // Advertised
   NoVerifiedInterface: 'NoVerifiedInterface',
   ServiceConflict: 'ServiceConflict',
+  /** An EndpointSlice of a name the operator would write exists and was not created by this agent. */
+  SliceConflict: 'SliceConflict',
+  /** The card ConfigMap's name is held by an object this agent did not create. */
+  ConfigMapConflict: 'ConfigMapConflict',
   ObserveMode: 'ObserveMode',
   /** A write of the apply phase failed for a transient cause (409, 429, 5xx, network); retried with backoff. */
   ApplyFailed: 'ApplyFailed',

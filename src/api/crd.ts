@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import {
+  DNS1035_LABEL,
   A2AAgentSpec,
   A2AAgentStatus,
   GROUP,
@@ -128,6 +129,15 @@ export function buildCrd(): JsonObject {
               description:
                 'A2AAgent declares an A2A agent served by a set of pods. The operator probes every interface that each pod card declares and advertises only the verified ones.',
               required: ['spec'],
+              // A Service name must be a DNS-1035 label; without routing.serviceName the
+              // agent's name is the Service's (docs/routing.md, "Names").
+              'x-kubernetes-validations': [
+                {
+                  rule: `has(self.spec.routing) && has(self.spec.routing.serviceName) || (size(self.metadata.name) <= 63 && self.metadata.name.matches('${DNS1035_LABEL.source}'))`,
+                  message:
+                    "metadata.name is not a DNS-1035 label (at most 63 characters of a-z, 0-9 and '-', starting with a letter, no dots): set spec.routing.serviceName to name the managed Service",
+                },
+              ],
               properties: {
                 apiVersion: { type: 'string' },
                 kind: { type: 'string' },

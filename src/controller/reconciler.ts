@@ -50,7 +50,8 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { applyFailedStatus, applyFailureMessage } from './apply-failure.js';
 import { mapInterfaces } from './interface-map.js';
 import { MemoryStore } from './agent-memory.js';
-import { applyRouting, applyShrink, serviceConflict, type OwnedCaches } from './apply-routing.js';
+import { applyRouting, applyShrink, pruneOwned, serviceConflict, type OwnedCaches } from './apply-routing.js';
+import type { Keep } from '../routing/inventory.js';
 import { currentRouting } from './current-routing.js';
 import { resolveCredentials } from './credentials.js';
 import {
@@ -189,7 +190,7 @@ export class AgentReconciler {
     }
     const log = this.deps.log.child({ agent: key });
     const generation = agent.metadata?.generation;
-    const owner: Owner = { name, namespace, uid: agent.metadata?.uid ?? '' };
+    const owner = ownerOf(agent, name, namespace);
     const parsed = A2AAgentSpec.safeParse(agent.spec);
     if (!parsed.success) {
       // The CRD schema should make this unreachable; a hand-edited or pre-validation object still gets a clear status.
@@ -312,6 +313,10 @@ export class AgentReconciler {
       const card = reusableSignature(published, tag) ?? (await this.deps.signer(c.card, signingKey));
       return { card: { ...c, card, signatures: 'Unchanged' }, tag };
     };
+    // The inventory (routing/inventory.ts): a deleted predecessor's objects go before anything
+    // is applied under their names; in Observe mode everything the operator created goes.
+    const keep = enforce ? { serviceName, configMapName: cardConfigMapName(name) } : undefined;
+    await attempt(() => this.prune(owner, keep, enforce, log, signal));
     // The apply phase: routing first, status after (status never claims an advertisement that
     // is not in place). A failure here ends in status (apply-failure.ts), then in the queue
     // action its class calls for.
@@ -352,6 +357,9 @@ export class AgentReconciler {
         await this.applyShrinkDecision(owner, serviceName, { ...decision.shrink, card }, log, signal, tag);
       }
     });
+    // What the spec no longer names (an old serviceName's Service and slices) goes after the
+    // new routing is in place.
+    if (enforce) await attempt(() => this.prune(owner, keep, false, log, signal));
     await attempt(async () => {
       for (const g of decision.gates) await this.writeGate(namespace, g, signal);
       // Observe writes no gate; one it wrote False while enforcing must not hold the pod back.
@@ -413,7 +421,7 @@ export class AgentReconciler {
     if (!agent || agent.metadata?.deletionTimestamp) return {};
     if (!parsed.success || parsed.data.routing.mode !== 'Enforce') return {};
     const spec = parsed.data;
-    const owner: Owner = { name, namespace, uid: agent.metadata?.uid ?? '' };
+    const owner = ownerOf(agent, name, namespace);
     const serviceName = serviceNameOf(spec, name);
     const generation = agent.metadata?.generation;
     await this.shrinkNow(
@@ -427,6 +435,24 @@ export class AgentReconciler {
     );
     return {};
   };
+
+  private async prune(
+    owner: Owner,
+    keep: Keep | undefined,
+    onlyPredecessors: boolean,
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { pruned } = await pruneOwned(
+      this.deps.client,
+      this.deps.owned,
+      owner,
+      keep,
+      onlyPredecessors,
+      signal,
+    );
+    if (pruned.length > 0) log.info({ pruned }, 'pruned objects the spec no longer names');
+  }
 
   /** Whether a pod holds a False gate no agent owns (pod events enqueue a release for it). */
   orphanGate(pod: V1Pod): boolean {
@@ -608,6 +634,16 @@ export class AgentReconciler {
     this.written.set(key, { stale, resourceVersion, status: res?.status ?? status });
     this.deps.observer?.statusWritten?.();
   }
+}
+
+function ownerOf(agent: AgentObject, name: string, namespace: string): Owner {
+  const created = agent.metadata?.creationTimestamp;
+  return {
+    name,
+    namespace,
+    uid: agent.metadata?.uid ?? '',
+    ...(created === undefined ? {} : { created: new Date(created as unknown as string).toISOString() }),
+  };
 }
 
 interface SignedCard {

@@ -96,7 +96,9 @@ export class EventRecorder {
       }
     }
     const namespace = regarding.namespace || 'default';
-    const eventName = `${regarding.name}.${(now * 1000 + (this.seq++ % 1000)).toString(16)}`;
+    // Event names are DNS subdomains (253): a long object name is cut so the suffix still fits.
+    const base = regarding.name.slice(0, 230).replace(/[.-]+$/, '');
+    const eventName = `${base}.${(now * 1000 + (this.seq++ % 1000)).toString(16)}`;
     await this.opts.client.request({
       method: 'POST',
       path: `/apis/events.k8s.io/v1/namespaces/${namespace}/events`,

@@ -78,6 +78,13 @@ function indexOf(agents: AgentLike[]): unknown[] {
   });
 }
 
+function publishedFor(agent: AgentLike, cm: V1ConfigMap): boolean {
+  const mode = (agent.spec as { routing?: { mode?: unknown } } | undefined)?.routing?.mode;
+  if (mode === 'Observe') return false;
+  const uid = agent.metadata?.uid;
+  return Boolean(uid && cm.metadata?.ownerReferences?.some((r) => r.controller && r.uid === uid));
+}
+
 function notFound(res: ServerResponse, index: CardIndexMode): void {
   const paths =
     index === 'cluster'
@@ -136,7 +143,11 @@ export function handleCardRequest(
     json(res, 404, { error: 'AgentNotFound', message: `no A2AAgent ${ns}/${name}` });
     return;
   }
-  const cm = source.configMaps.get(ns, cardConfigMapName(name));
+  // Only a card this agent's operator published, and only while it enforces: a same-named
+  // ConfigMap of another writer, or a card left from before a switch to Observe (frozen: nothing
+  // verifies it any more), is not served.
+  const found = source.configMaps.get(ns, cardConfigMapName(name));
+  const cm = found && publishedFor(agent, found) ? found : undefined;
   const body = cm?.data?.[CARD_KEY];
   if (body === undefined) {
     // A stable reason only: the annotation's text (and status) may quote probe evidence.

@@ -1,9 +1,19 @@
 /**
  * The objects Enforce mode owns, built from a routing decision: a selector-less Service, one
  * EndpointSlice per port (per resolved pod port number when a named targetPort differs
- * between pods) and address family (pods' IPv4 and IPv6 addresses), and the advertised-card
- * ConfigMap. Pure builders; apply lives in the controller.
+ * between pods), address family (pods' IPv4 and IPv6 addresses) and chunk of at most
+ * MAX_ENDPOINTS_PER_SLICE endpoints, and the advertised-card ConfigMap. Pure builders; apply
+ * lives in the controller.
+ *
+ * Names always fit (docs/routing.md, "Names"): the Service is `routing.serviceName` or the
+ * agent's name, which the CRD requires to be a DNS-1035 label when serviceName is unset. A
+ * slice is `<service>-<port>[-<number>][-ipv6]` when that is unambiguous (the port name has no
+ * '-', is not `ipv6` and not all digits), else `<service>-<port>.<hash>`: a dot never occurs in the plain form,
+ * and the hash covers (service, port, number, family, chunk), so no two agents' slices share a
+ * name (`billing` + port `grpc-v1` and `billing-grpc` + port `v1`). Label values and the card
+ * ConfigMap's name are shortened with a hash when the agent's name is too long for them.
  */
+import { createHash } from 'node:crypto';
 import type { V1ConfigMap, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import type { A2AAgentSpec } from '../api/a2aagent.js';
 import { API_VERSION, KIND } from '../api/a2aagent.js';
@@ -16,6 +26,7 @@ import { endpointConditions, type RoutingPlan } from './plan.js';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'a2a-operator';
 export const AGENT_LABEL = 'a2a.dev/agent';
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 // A label value cannot contain '/', so not the 'a2a.dev/operator' DESIGN names; this is the closest valid form.
 export const SLICE_MANAGED_BY = 'operator.a2a.dev';
 export const CARD_KEY = 'agent-card.json';
@@ -25,17 +36,65 @@ export interface Owner {
   name: string;
   namespace: string;
   uid: string;
+  /** The agent's creationTimestamp (routing/inventory.ts tells a predecessor's objects by it). */
+  created?: string;
 }
 
 export function ownerReference(owner: Owner) {
   return { apiVersion: API_VERSION, kind: KIND, name: owner.name, uid: owner.uid, controller: true };
 }
 
+/** A short, stable hash (10 hex digits, 40 bits) of the given parts. */
+export function shortHash(...parts: readonly (string | number)[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 10);
+}
+
+/** `text` cut to `max` characters, without a trailing '.' or '-' (names and label values must end alphanumeric). */
+function cut(text: string, max: number): string {
+  return text.slice(0, max).replace(/[.-]+$/, '');
+}
+
+/**
+ * A label value (at most 63 characters) for a name: itself when it fits, else a prefix and a
+ * hash. Agent names are DNS subdomains (up to 253), so only the length can be wrong.
+ */
+export function labelValue(name: string): string {
+  return name.length <= 63 ? name : `${cut(name, 52)}-${shortHash(name)}`;
+}
+
+/**
+ * Endpoints per EndpointSlice. The API allows 1000; the EndpointSlice controller writes 100 by
+ * default (--max-endpoints-per-slice). 100 as well: a pod change rewrites one small object rather
+ * than one near the 1.5 MiB etcd limit, and consumers that assume the controller's sizes
+ * (kube-proxy, gateways) see what they are used to.
+ */
+export const MAX_ENDPOINTS_PER_SLICE = 100;
+
+/**
+ * The name of an agent's EndpointSlice (see the top of this file). `number` is set when a named
+ * targetPort resolves to more than one pod port number; `chunk` counts from 0.
+ */
+export function endpointSliceName(
+  serviceName: string,
+  portName: string,
+  family: 'IPv4' | 'IPv6',
+  number?: number,
+  chunk = 0,
+): string {
+  // Parsed from the end, a plain name is unambiguous: '-ipv6' only for the family, a numeric
+  // segment only for the number, then the port, then the Service.
+  const plain = !portName.includes('-') && portName !== 'ipv6' && !/^[0-9]+$/.test(portName) && chunk === 0;
+  if (plain) {
+    return `${serviceName}-${portName}${number === undefined ? '' : `-${number}`}${family === 'IPv6' ? '-ipv6' : ''}`;
+  }
+  return `${serviceName}-${portName}.${shortHash(serviceName, portName, number ?? '', family, chunk)}`;
+}
+
 function meta(owner: Owner, name: string, labels: Record<string, string> = {}) {
   return {
     name,
     namespace: owner.namespace,
-    labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [AGENT_LABEL]: owner.name, ...labels },
+    labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [AGENT_LABEL]: labelValue(owner.name), ...labels },
     ownerReferences: [ownerReference(owner)],
   };
 }
@@ -112,11 +171,9 @@ export function buildEndpointSlices(
     if (groups.size === 0) groups.set(fixed ?? port.port, []);
     const appProtocol = appProtocolFor(mapped, port.name);
     for (const [number, list] of [...groups.entries()].sort((a, b) => a[0] - b[0])) {
-      const base =
-        groups.size === 1 ? `${serviceName}-${port.name}` : `${serviceName}-${port.name}-${number}`;
-      // A slice holds one address family. IPv4 keeps the plain name (always written, empty
-      // when no pod qualifies); IPv6 gets its own slice, written only while a pod has such an
-      // address. A dual-stack pod is in both, with the address of each family.
+      // A slice holds one address family. IPv4 is always written (empty when no pod
+      // qualifies); IPv6 only while a pod has such an address. A dual-stack pod is in both,
+      // with the address of each family.
       for (const family of ['IPv4', 'IPv6'] as const) {
         const endpoints = list.flatMap((uid) => {
           const pod = byUid.get(uid)!;
@@ -131,19 +188,35 @@ export function buildEndpointSlices(
             }));
         });
         if (family === 'IPv6' && endpoints.length === 0) continue;
-        slices.push({
-          apiVersion: 'discovery.k8s.io/v1',
-          kind: 'EndpointSlice',
-          metadata: meta(owner, family === 'IPv4' ? base : `${base}-ipv6`, {
-            'kubernetes.io/service-name': serviceName,
-            'endpointslice.kubernetes.io/managed-by': SLICE_MANAGED_BY,
-          }),
-          addressType: family,
-          ports: [
-            { name: port.name, port: number, protocol: 'TCP', ...(appProtocol ? { appProtocol } : {}) },
-          ],
-          endpoints,
-        });
+        const chunks = Math.max(1, Math.ceil(endpoints.length / MAX_ENDPOINTS_PER_SLICE));
+        for (let chunk = 0; chunk < chunks; chunk++) {
+          slices.push({
+            apiVersion: 'discovery.k8s.io/v1',
+            kind: 'EndpointSlice',
+            metadata: meta(
+              owner,
+              endpointSliceName(
+                serviceName,
+                port.name,
+                family,
+                groups.size === 1 ? undefined : number,
+                chunk,
+              ),
+              {
+                [SERVICE_NAME_LABEL]: serviceName,
+                'endpointslice.kubernetes.io/managed-by': SLICE_MANAGED_BY,
+              },
+            ),
+            addressType: family,
+            ports: [
+              { name: port.name, port: number, protocol: 'TCP', ...(appProtocol ? { appProtocol } : {}) },
+            ],
+            endpoints: endpoints.slice(
+              chunk * MAX_ENDPOINTS_PER_SLICE,
+              (chunk + 1) * MAX_ENDPOINTS_PER_SLICE,
+            ),
+          });
+        }
       }
     }
   }
@@ -179,8 +252,11 @@ export function sliceWithEndpoints(
   };
 }
 
+/** `<agent>-agent-card`; an agent name too long for that (over 242) is cut and hashed to fit 253. */
 export function cardConfigMapName(agentName: string): string {
-  return `${agentName}-agent-card`;
+  const suffix = '-agent-card';
+  if (agentName.length + suffix.length <= 253) return `${agentName}${suffix}`;
+  return `${cut(agentName, 253 - suffix.length - 11)}-${shortHash(agentName)}${suffix}`;
 }
 
 export function buildCardConfigMap(

@@ -158,6 +158,30 @@ async function prepareScenario(): Promise<{ ns: string; agentUid: string }> {
     ports: [{ name: 'old', port: 7000, protocol: 'TCP' }],
   };
   await kubectlOk(['create', '-f', '-'], JSON.stringify(stale));
+  // A Service and card ConfigMap the operator once wrote under names the spec no longer gives
+  // (an old serviceName, say): it must delete them (routing/inventory.ts).
+  const ours = (name: string) => ({
+    name,
+    namespace: ns,
+    labels: { 'app.kubernetes.io/managed-by': 'a2a-operator', 'a2a.dev/agent': AGENT },
+    ownerReferences: stale.metadata.ownerReferences,
+  });
+  await kubectlOk(
+    ['create', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: ours(`${AGENT}-old`),
+          spec: { ports: [{ name: 'old', port: 7000 }] },
+        },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: ours(`${AGENT}-old-agent-card`), data: {} },
+      ],
+    }),
+  );
   return { ns, agentUid };
 }
 
@@ -257,6 +281,10 @@ async function runScenario(label: string, deadlineMs: number, graceMs = 30_000):
     ]);
     const names = slices?.items.map((s) => s.metadata.name) ?? [];
     if (names.includes(`${AGENT}-stale`)) missing.add('stale EndpointSlice deleted');
+    if (await getJson<Obj>(['get', 'service', `${AGENT}-old`, '-n', ns]))
+      missing.add('stale Service deleted');
+    if (await getJson<Obj>(['get', 'configmap', `${AGENT}-old-agent-card`, '-n', ns]))
+      missing.add('stale ConfigMap deleted');
     const withPod =
       slices?.items.filter((s) => s.endpoints?.some((e) => e.addresses.includes(agentPod.ip))) ?? [];
     if (withPod.length < 2) missing.add('EndpointSlices with the pod');

@@ -18,13 +18,17 @@ const AGENT_RULES: PolicyRule[] = [
   { apiGroups: ['a2a.dev'], resources: ['a2aagents/status'], verbs: ['patch'] },
   { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
   { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
-  { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
+  { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
   {
     apiGroups: ['discovery.k8s.io'],
     resources: ['endpointslices'],
     verbs: ['list', 'watch', 'create', 'patch', 'delete'],
   },
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
+  {
+    apiGroups: [''],
+    resources: ['configmaps'],
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+  },
   { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
 ];

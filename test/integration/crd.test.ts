@@ -137,7 +137,29 @@ describe('A2AAgent CRD on a real API server', () => {
       spec: { ...validSpec, routing: { mode: 'Yolo' } },
       field: /spec\.routing\.mode.*Unsupported value/,
     },
+    {
+      // A Service name must start with a letter (DNS-1035).
+      name: 'service-name-digit',
+      spec: { ...validSpec, routing: { serviceName: '1billing' } },
+      field: /spec\.routing\.serviceName/,
+    },
   ];
+  // The Service is named after the agent unless routing.serviceName is set: such an agent's name
+  // must be a DNS-1035 label (issue 11 item 3; docs/routing.md, "Names").
+  const longName = `billing.${'x'.repeat(80)}`;
+  for (const name of [longName, 'billing.v2', '9billing']) {
+    test(`rejects an agent named ${name.slice(0, 20)}… without routing.serviceName`, async () => {
+      const res = await cluster.kubectl(['apply', '-f', '-'], { input: agent(name, validSpec) });
+      assert.notEqual(res.code, 0, `expected rejection, got: ${res.stdout}`);
+      assert.match(res.stderr, /metadata\.name is not a DNS-1035 label/);
+    });
+  }
+  test('accepts such a name with routing.serviceName set', async () => {
+    const spec = { ...validSpec, routing: { serviceName: 'billing-long' } };
+    const res = await cluster.kubectl(['apply', '-f', '-'], { input: agent(longName, spec) });
+    assert.equal(res.code, 0, res.stderr);
+  });
+
   for (const c of invalid) {
     test(`rejects an invalid agent: ${c.name}`, async () => {
       const res = await cluster.kubectl(['apply', '-f', '-'], { input: agent(c.name, c.spec) });

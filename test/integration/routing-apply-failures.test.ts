@@ -5,7 +5,9 @@
 //   in status), routing stays as it was, and a later confirmed break is still withdrawn;
 // - an operator denied writes on endpointslices (RBAC) says so in status (Forbidden, Stalled),
 //   retries at the probe period (class "waiting", not a backoff storm), and recovers once the
-//   verb is granted, without any change to the A2AAgent.
+//   verb is granted, without any change to the A2AAgent;
+// - a slice the API refuses (422, here from an admission policy) is Invalid in status with the
+//   API's message, and not retried until the spec changes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
@@ -13,7 +15,7 @@ import { useCluster, type Cluster } from '../harness/cluster.js';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
-import { condition, waitAgent } from '../harness/wait.js';
+import { condition, waitAgent, waitFor } from '../harness/wait.js';
 
 const PERIOD = 5;
 let cluster: Cluster;
@@ -123,6 +125,7 @@ before(async () => {
 after(async () => {
   await limited?.stop();
   await operator?.stop();
+  if (ns) await removePolicy(ns);
   await Promise.all(pods.map((p) => p.destroy()));
   await cluster?.kubectl([
     'delete',
@@ -288,27 +291,22 @@ describe('status always says why an apply failed', () => {
 });
 
 describe('an object the API refuses stalls the agent until its spec changes', () => {
-  test('a second controller reference is Invalid in status, not retried, and recovers on a spec change', async () => {
-    // A slice of the name the operator will use, controlled by someone else: adding the
-    // operator's controller reference is refused with 422 (one controller per object).
-    await apply(cluster, {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: {
-        name: 'taken-http',
-        namespace: ns,
-        ownerReferences: [
-          {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            name: 'other',
-            uid: '00000000-0000-0000-0000-000000000001',
-            controller: true,
-          },
-        ],
-      },
-      addressType: 'IPv4',
-      endpoints: [],
+  test('a slice the API refuses (422) is Invalid in status with its message, not retried, and recovers on a spec change', async () => {
+    // An admission policy refuses the operator's slice with 422 Invalid (a foreign same-named
+    // slice no longer provokes one: the operator does not take it over, SliceConflict).
+    const policy = refusePolicy(ns);
+    await apply(cluster, ...policy);
+    await waitFor('the admission policy in effect', async () => {
+      const r = await cluster.kubectl(['create', '--dry-run=server', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: { name: 'taken-http', namespace: ns },
+          addressType: 'IPv4',
+          endpoints: [],
+        }),
+      });
+      return r.code !== 0 && /refused by policy/.test(r.stderr) ? true : undefined;
     });
     const spec = { ...healthySpec('taken', { periodSeconds: PERIOD, timeoutSeconds: 2 }) };
     await apply(cluster, agentManifest(ns, 'taken', spec));
@@ -321,7 +319,7 @@ describe('an object the API refuses stalls the agent until its spec changes', ()
       60_000,
     );
     assert.equal(condition(a, 'Advertised')?.status, 'False');
-    assert.match(condition(a, 'Advertised')?.message ?? '', /controller/i);
+    assert.match(condition(a, 'Advertised')?.message ?? '', /refused by policy/);
     assert.equal(condition(a, 'Stalled')?.status, 'True');
     assert.equal(condition(a, 'Reconciling')?.status, 'False', 'not a permanent Reconciling=True');
 
@@ -336,8 +334,8 @@ describe('an object the API refuses stalls the agent until its spec changes', ()
       `retried without a change\n${operator.proc.tail(20)}`,
     );
 
-    // The person's fix: remove the foreign slice, then change the spec.
-    assert.equal((await cluster.kubectl(['delete', 'endpointslice', 'taken-http', '-n', ns])).code, 0);
+    // The person's fix: lift the policy, then change the spec.
+    await removePolicy(ns);
     await apply(
       cluster,
       agentManifest(ns, 'taken', { ...spec, probe: { periodSeconds: PERIOD, timeoutSeconds: 3 } }),
@@ -354,3 +352,56 @@ describe('an object the API refuses stalls the agent until its spec changes', ()
     assert.equal((await sliceIps(ns, 'taken-http')).length, 1);
   });
 });
+
+/** A ValidatingAdmissionPolicy (and binding) refusing slices named taken-http in one namespace. */
+function refusePolicy(namespace: string): Record<string, unknown>[] {
+  const name = `refuse-slices-${namespace}`;
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: ['discovery.k8s.io'],
+              apiVersions: ['v1'],
+              operations: ['CREATE', 'UPDATE'],
+              resources: ['endpointslices'],
+            },
+          ],
+        },
+        validations: [
+          {
+            expression: "object.metadata.name != 'taken-http'",
+            message: 'slices named taken-http are refused by policy',
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name },
+      spec: {
+        policyName: name,
+        validationActions: ['Deny'],
+        matchResources: {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } },
+        },
+      },
+    },
+  ];
+}
+
+async function removePolicy(namespace: string): Promise<void> {
+  const name = `refuse-slices-${namespace}`;
+  await cluster.kubectl([
+    'delete',
+    'validatingadmissionpolicybinding,validatingadmissionpolicy',
+    name,
+    '--ignore-not-found',
+  ]);
+}

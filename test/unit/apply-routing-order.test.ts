@@ -13,6 +13,7 @@ import { decide, type CurrentRouting } from '../../src/controller/decide.js';
 import { mapInterfaces } from '../../src/controller/interface-map.js';
 import { interfaceKey, type PodObservation } from '../../src/controller/observed.js';
 import type { ApiRequest, KubeClient } from '../../src/kube/client.js';
+import { ApiError } from '../../src/kube/errors.js';
 import { advertisedCard } from '../../src/routing/advertised-card.js';
 import {
   buildCardConfigMap,
@@ -68,6 +69,7 @@ function cluster(initial: KubernetesObject[]) {
       }
       return Promise.resolve(body ?? {});
     },
+    get: () => Promise.reject(new ApiError(404, 'NotFound', 'not found', 'GET')),
   } as unknown as KubeClient;
   const of = <T>(kind: string) => ({
     get: (_ns: string, name: string) => store.get(`${kind}/${name}`) as T | undefined,

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { V1ConfigMap, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { applyRouting, type OwnedCaches } from '../../src/controller/apply-routing.js';
 import type { ApiRequest, KubeClient } from '../../src/kube/client.js';
+import { ApiError } from '../../src/kube/errors.js';
 
 const owner = { name: 'a', namespace: 'ns', uid: 'uid-1' };
 const ownerReferences = [
@@ -27,6 +28,7 @@ function fixture(actual: V1Service) {
   const reqs: ApiRequest[] = [];
   const client = {
     request: (req: ApiRequest) => (reqs.push(req), Promise.resolve({})),
+    get: () => Promise.reject(new ApiError(404, 'NotFound', 'not found', 'GET')),
   } as unknown as KubeClient;
   const caches: OwnedCaches = {
     services: { get: () => actual, list: () => [actual] },
@@ -59,4 +61,17 @@ void test('a Service whose ports are ours is not merge-patched', async () => {
   const { reqs, client, caches } = fixture(service([{ name: 'http', port: 8080 }]));
   await applyRouting(client, caches, owner, 'a', { service: desired, slices: [], configMap: cm });
   assert.equal(reqs.filter((r) => r.contentType === 'application/merge-patch+json').length, 0);
+});
+
+void test('a selector another writer added to the managed Service is removed', async () => {
+  const desired = service([{ name: 'http', port: 8080 }]);
+  const actual = service([{ name: 'http', port: 8080 }]);
+  actual.spec!.selector = { app: 'a' };
+  const { reqs, client, caches } = fixture(actual);
+  await applyRouting(client, caches, owner, 'a', { service: desired, slices: [], configMap: cm });
+  const merge = reqs.filter((r) => r.contentType === 'application/merge-patch+json');
+  assert.deepEqual(
+    merge.map((r) => r.body),
+    [{ spec: { selector: null } }],
+  );
 });

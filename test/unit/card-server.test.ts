@@ -15,7 +15,7 @@ const card = {
 };
 const agents: ReturnType<CardSource['agents']['list']> = [
   {
-    metadata: { namespace: 'pay', name: 'billing' },
+    metadata: { namespace: 'pay', name: 'billing', uid: 'uid-billing' },
     spec: { probe: { periodSeconds: 45 } },
     status: {
       conditions: [
@@ -49,17 +49,21 @@ const agents: ReturnType<CardSource['agents']['list']> = [
       ],
     },
   },
-  { metadata: { namespace: 'pay', name: 'dark' }, spec: {}, status: {} },
+  { metadata: { namespace: 'pay', name: 'dark', uid: 'uid-dark' }, spec: {}, status: {} },
   { metadata: { namespace: 'hr', name: 'payroll' }, spec: {}, status: {} },
 ];
+function ownerRef(name: string, uid: string) {
+  return { apiVersion: 'a2a.dev/v1alpha1', kind: 'A2AAgent', name, uid, controller: true };
+}
 const configMaps: Record<string, V1ConfigMap> = {
   'pay/billing-agent-card': {
-    metadata: { name: 'billing-agent-card' },
+    metadata: { name: 'billing-agent-card', ownerReferences: [ownerRef('billing', 'uid-billing')] },
     data: { 'agent-card.json': JSON.stringify(card) },
   },
   'pay/dark-agent-card': {
     metadata: {
       name: 'dark-agent-card',
+      ownerReferences: [ownerRef('dark', 'uid-dark')],
       // What status says may quote an answer; none of it belongs in an unauthenticated body.
       annotations: { 'a2a.dev/unavailable': 'JSONRPC: answered 500 "db password=hunter2 at 10.0.0.7"' },
     },
@@ -137,6 +141,31 @@ describe('card endpoint', () => {
     const res = await fetch(`${base}/cards/hr/payroll`);
     assert.equal(res.status, 503);
     assert.equal(((await res.json()) as { error: string }).error, 'NotPublished');
+  });
+
+  it('503 NotPublished for a same-named ConfigMap this agent did not create', async () => {
+    const own = configMaps['pay/billing-agent-card']!;
+    configMaps['pay/billing-agent-card'] = { ...own, metadata: { name: 'billing-agent-card' } };
+    try {
+      const res = await fetch(`${base}/cards/pay/billing`);
+      assert.equal(res.status, 503);
+      assert.equal(((await res.json()) as { error: string }).error, 'NotPublished');
+    } finally {
+      configMaps['pay/billing-agent-card'] = own;
+    }
+  });
+
+  it('503 NotPublished in Observe mode: a card left from Enforce is frozen, not served', async () => {
+    const billing = agents[0]!;
+    const spec = billing.spec;
+    billing.spec = { probe: { periodSeconds: 45 }, routing: { mode: 'Observe' } };
+    try {
+      const res = await fetch(`${base}/cards/pay/billing`);
+      assert.equal(res.status, 503);
+      assert.equal(((await res.json()) as { error: string }).error, 'NotPublished');
+    } finally {
+      billing.spec = spec;
+    }
   });
 
   it('404 for an unknown agent or path; 405 for other methods', async () => {

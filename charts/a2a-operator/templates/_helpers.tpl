@@ -82,19 +82,22 @@ in turn and shows the operator then fails.
   resources: ["pods/status"]
   verbs: ["patch"]
 # The managed Service: cached (label-selected); one GET when the name is not in the cache (to
-# refuse taking over a Service we did not create); server-side apply (create when missing).
+# refuse taking over a Service we did not create); server-side apply (create when missing);
+# deleted when the spec no longer names it (serviceName change, Observe mode).
 - apiGroups: [""]
   resources: ["services"]
-  verbs: ["get", "list", "watch", "create", "patch"]
-# The managed EndpointSlices: cached; server-side apply; stale ones deleted.
+  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+# The managed EndpointSlices: cached (a LIST by name when one is not: never taken over);
+# server-side apply; stale ones deleted.
 - apiGroups: ["discovery.k8s.io"]
   resources: ["endpointslices"]
   verbs: ["list", "watch", "create", "patch", "delete"]
-# ConfigMaps: the advertised card <name>-agent-card (cached, server-side apply), and GET of the
-# ConfigMap spec.tls.caBundle.configMapKeyRef names.
+# ConfigMaps: the advertised card <name>-agent-card (cached, server-side apply; one GET when not
+# cached, never taken over; deleted in Observe mode), and GET of the ConfigMap
+# spec.tls.caBundle.configMapKeyRef names.
 - apiGroups: [""]
   resources: ["configmaps"]
-  verbs: ["get", "list", "watch", "create", "patch"]
+  verbs: ["get", "list", "watch", "create", "patch", "delete"]
 # Secrets: GET only, of the ones spec.auth, spec.tls and spec.routing.signingKey name. Never
 # listed or watched. RBAC cannot select by label: the operator itself uses only Secrets
 # labelled a2a.dev/credential=true (docs/security.md); rbac.secretNames narrows GET to names.
