@@ -117,3 +117,25 @@ export const Reason = {
 } as const;
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/**
+ * Capability truth (DESIGN 5.4): what the side-effect-free capability call answered, against
+ * what the card claims. `NotServed` is the one failure; `Undeclared` (served although the card
+ * says no) is reported, never failed.
+ */
+export const CapabilityState = {
+  /** Claimed, and the call answered as served (TaskNotFound; for the extended card also a card or an auth answer). */
+  Verified: 'Verified',
+  /** Claimed, but the call answered UnsupportedOperation / PushNotificationNotSupported / not configured / no such method. */
+  NotServed: 'NotServed',
+  /** Not claimed, and the call answered as not supported: the card tells the truth. */
+  Absent: 'Absent',
+  /** Not claimed, but the call answered as served: the card undersells the agent (reported, not failed). */
+  Undeclared: 'Undeclared',
+  /** Auth, a timeout, a 500 or another answer that proves neither. */
+  Inconclusive: 'Inconclusive',
+  /** Not probed: the interface is not verified or not probeable, or the reconcile ran out of time. */
+  NotProbed: 'NotProbed',
+} as const;
+export type CapabilityState = (typeof CapabilityState)[keyof typeof CapabilityState];
+export const capabilityStates = Object.values(CapabilityState) as [CapabilityState, ...CapabilityState[]];
