@@ -7,7 +7,7 @@
  * `x-kubernetes-*` keys in `.meta()` pass straight into the CRD.
  */
 import { z } from 'zod';
-import { interfaceStates } from './conditions.js';
+import { capabilityStates, interfaceStates } from './conditions.js';
 
 export const GROUP = 'a2a.dev';
 export const VERSION = 'v1alpha1';
@@ -135,6 +135,10 @@ export const ProbeSettings = z
     failureThreshold: z.number().int().min(1).max(100).default(2).meta({
       description:
         'Consecutive failed probes before a verified interface is withdrawn. Confirmation reprobes run about a second apart, not a whole period.',
+    }),
+    capabilities: z.enum(['Report', 'Enforce']).optional().meta({
+      description:
+        'Capability truth (streaming, pushNotifications, extendedAgentCard checked per verified interface with side-effect-free calls). Report (default): status.capabilities and the CapabilitiesVerified condition only. Enforce: CapabilitiesVerified is part of Ready, and a claimed capability not served is set false in the advertised card.',
     }),
   })
   .meta({
@@ -312,6 +316,21 @@ export const InterfaceStatus = z.object({
   lastTransitionTime: z.string().optional().meta({ format: 'date-time' }),
 });
 
+export const CapabilityStatus = z.object({
+  name: z
+    .enum(['streaming', 'pushNotifications', 'extendedAgentCard'])
+    .meta({ description: 'The card capability the entry is about.' }),
+  declared: z.boolean().meta({ description: 'What the card claims.' }),
+  state: z.enum(capabilityStates).meta({
+    description:
+      'What the side-effect-free calls found, over the verified interfaces and ready pods (the worst of them): Verified, NotServed, Absent, Undeclared, Inconclusive or NotProbed.',
+  }),
+  interfaces: z
+    .string()
+    .meta({ description: 'Verified interfaces on which the finding holds everywhere, as "n/m".' }),
+  message: z.string().meta({ description: 'Evidence: binding, call, answer and the claim.' }),
+});
+
 export const A2AAgentStatus = z.object({
   observedGeneration: z.number().int().optional(),
   conditions: z
@@ -362,6 +381,11 @@ export const A2AAgentStatus = z.object({
     .string()
     .optional()
     .meta({ description: 'Verified interfaces of the declared ones, as "n/m".' }),
+  capabilities: z
+    .array(CapabilityStatus)
+    .max(3)
+    .optional()
+    .meta({ description: 'Capability truth: one entry per card capability the probes check.' }),
   pods: z.string().optional().meta({ description: 'Ready pods, as a count.' }),
   lastProbeTime: z.string().optional().meta({ format: 'date-time' }),
 });
@@ -371,6 +395,7 @@ export type A2AAgentSpecInput = z.input<typeof A2AAgentSpec>;
 export type A2AAgentStatus = z.infer<typeof A2AAgentStatus>;
 export type Condition = z.infer<typeof Condition>;
 export type InterfaceStatus = z.infer<typeof InterfaceStatus>;
+export type CapabilityStatus = z.infer<typeof CapabilityStatus>;
 export type AgentPort = z.infer<typeof AgentPort>;
 export type LabelSelector = z.infer<typeof LabelSelector>;
 

@@ -139,3 +139,21 @@ export const CapabilityState = {
 } as const;
 export type CapabilityState = (typeof CapabilityState)[keyof typeof CapabilityState];
 export const capabilityStates = Object.values(CapabilityState) as [CapabilityState, ...CapabilityState[]];
+
+/**
+ * The capability-truth condition (normal-true). Written on every agent; part of Ready only with
+ * `spec.probe.capabilities: Enforce`. Kept out of ConditionType's list of Ready's parts.
+ */
+export const CapabilitiesVerified = 'CapabilitiesVerified';
+
+/** CapabilitiesVerified reasons. */
+export const CapabilityReason = {
+  /** Every claimed capability is served on every verified interface (an undeclared one is reported). */
+  CapabilitiesVerified: 'CapabilitiesVerified',
+  /** A claimed capability answered as not supported. */
+  CapabilityNotServed: 'CapabilityNotServed',
+  /** A capability call proved neither (auth, timeout, 500). */
+  CapabilityInconclusive: 'CapabilityInconclusive',
+  /** No verified interface to test capabilities on yet. */
+  CapabilitiesPending: 'CapabilitiesPending',
+} as const;
