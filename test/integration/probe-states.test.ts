@@ -211,7 +211,10 @@ both(
     assert.deepEqual(stateAndReason(r3), ['Unimplemented', 'InterfaceUnimplemented']);
     assert.equal(r3.evidence.request, '/a2a.v1.A2AService/GetTask');
     // Only the v1 service is registered: the message names the missing v0.3 one.
-    assert.match(r3.message, /only lf\.a2a\.v1\.A2AService .*the v0\.3 service a2a\.v1\.A2AService is missing/);
+    assert.match(
+      r3.message,
+      /only lf\.a2a\.v1\.A2AService .*the v0\.3 service a2a\.v1\.A2AService is missing/,
+    );
   },
 );
 
