@@ -100,3 +100,54 @@ for (const rt of RUNTIMES) {
     );
   });
 }
+
+for (const rt of RUNTIMES) {
+  void test(`[${rt}] v0.3 interfaces (SDK compat layer) of a card requiring an extension: the header (X-A2A-Extensions) is accepted`, async () => {
+    const a = await startLocalAgent(rt, {
+      grpc: {},
+      legacyCompat: true,
+      card: { serve: 'hybrid' },
+      capabilities: { extensions: [{ uri: EXT, required: true }] },
+    });
+    agents.push(a);
+    const interfaces = (await cardInterfaces(a)).filter((i) => i.protocolVersion === '0.3');
+    assert.ok(interfaces.every((i) => i.requiredExtensions?.[0] === EXT));
+    const results = await Promise.all(interfaces.map(probe));
+    assert.deepEqual(
+      results.map((r, n) => `${interfaces[n]!.protocolBinding}=${r.state} ${answer(r)}`),
+      rt === 'js'
+        ? [
+            'JSONRPC=Verified 200 -32001',
+            'HTTP+JSON=Verified 404 -32001',
+            'GRPC=Verified NOT_FOUND TASK_NOT_FOUND',
+          ]
+        : // a2a-go's v0.3 REST has no /v1 routes (probe-states.test.ts): Unimplemented, as without extensions.
+          [
+            'JSONRPC=Verified 200 -32001 TASK_NOT_FOUND',
+            'HTTP+JSON=Unimplemented 404',
+            'GRPC=Verified NOT_FOUND TASK_NOT_FOUND',
+          ],
+    );
+    // Without the header the same servers want the extension: the header is what was accepted.
+    const undeclared = await Promise.all(
+      interfaces.map((i) => {
+        const { requiredExtensions: _drop, ...rest } = i;
+        return probe(rest);
+      }),
+    );
+    assert.deepEqual(
+      undeclared.map((r, n) => `${interfaces[n]!.protocolBinding}=${r.state} ${answer(r)}`),
+      rt === 'js'
+        ? [
+            'JSONRPC=Verified 200 -32008',
+            'HTTP+JSON=Verified 400 -32008',
+            'GRPC=Verified FAILED_PRECONDITION EXTENSION_SUPPORT_REQUIRED',
+          ]
+        : [
+            'JSONRPC=Verified 200 -32008 EXTENSION_SUPPORT_REQUIRED',
+            'HTTP+JSON=Unimplemented 404',
+            'GRPC=Verified FAILED_PRECONDITION EXTENSION_SUPPORT_REQUIRED',
+          ],
+    );
+  });
+}
