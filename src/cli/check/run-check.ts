@@ -192,7 +192,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
             evidence: {},
           };
         };
-        return deadline.race(
+        let dialled: string | undefined;
+        const checked = await deadline.race(
           (async (): Promise<CheckedInterface> => {
             const address = await pins.address(decision.host);
             if (typeof address !== 'string') {
@@ -204,6 +205,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
                 evidence: { errorCode: address.code },
               };
             }
+            dialled = address;
             const r = await prober.probe({ address, port: decision.port }, iface, {
               timeoutMs: requestTimeout(opts.timeoutMs, deadline),
               notAfter: deadline.notAfter,
@@ -213,29 +215,37 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
             // Pending (its turn came after notAfter) or a request cut at the deadline: the deadline's doing, said so.
             if (r.state === InterfaceState.Pending) return late();
             if (r.state === InterfaceState.Timeout && deadline.remainingMs === 0) return late();
-            const checked = {
-              ...base,
-              state: r.state,
-              reason: r.reason,
-              message: r.message,
-              evidence: r.evidence,
-            };
-            if (r.state !== InterfaceState.Verified) return checked;
-            // Capability truth on the served interface: the three calls at once, each bounded like a probe.
-            const capabilities = await Promise.all(
-              CAPABILITIES.map(async (c): Promise<CheckedCapability> =>
-                prober.probeCapability({ address, port: decision.port }, iface, c, claims[c], {
-                  timeoutMs: requestTimeout(opts.timeoutMs, deadline),
-                  notAfter: deadline.notAfter,
-                  bearerToken: opts.bearerToken,
-                  tls: opts.tls,
-                }),
-              ),
-            );
-            return { ...checked, capabilities };
+            return { ...base, state: r.state, reason: r.reason, message: r.message, evidence: r.evidence };
           })(),
           late,
         );
+        if (checked.state !== InterfaceState.Verified || dialled === undefined) return checked;
+        // Capability truth on the served interface: the three calls at once, each bounded like a
+        // probe. Raced apart from the probe, so the deadline cuts only them (NotProbed), never
+        // the interface's own verdict.
+        const address = dialled;
+        const capabilities = await deadline.race(
+          Promise.all(
+            CAPABILITIES.map((c): Promise<CheckedCapability> =>
+              prober.probeCapability({ address, port: decision.port }, iface, c, claims[c], {
+                timeoutMs: requestTimeout(opts.timeoutMs, deadline),
+                notAfter: deadline.notAfter,
+                bearerToken: opts.bearerToken,
+                tls: opts.tls,
+              }),
+            ),
+          ),
+          () => {
+            timedOut = true;
+            return CAPABILITIES.map((c): CheckedCapability => ({
+              capability: c,
+              declared: claims[c],
+              state: CapabilityState.NotProbed,
+              message: `${what}: ${c} not probed (${deadlineText(deadline)})`,
+            }));
+          },
+        );
+        return { ...checked, capabilities };
       }),
     );
     const consistent =
