@@ -53,23 +53,46 @@ export interface CapabilityCallResult {
   request: string;
 }
 
-/** An event stream's first event has ended: a `data:` line, then an empty line. */
-function firstEventComplete(text: string): boolean {
-  const at = text.indexOf('data:');
-  return at >= 0 && /\r?\n\r?\n/.test(text.slice(at));
+/**
+ * Finds the end of an event stream's first `data:` event (a blank line after it) as bytes
+ * arrive, looking at each byte once: a stream sent a byte at a time costs linear work.
+ */
+export class FirstEventScanner {
+  private tail = ''; // the last few bytes, so a marker split across chunks is seen
+  private seenData = false;
+
+  /** Feeds a chunk; true once the first event with data has ended. */
+  feed(chunk: Buffer): boolean {
+    const text = this.tail + chunk.toString('latin1');
+    let from = 0;
+    if (!this.seenData) {
+      const at = text.indexOf('data:');
+      if (at < 0) {
+        this.tail = text.slice(-4);
+        return false;
+      }
+      this.seenData = true;
+      from = at;
+    }
+    const rest = text.slice(from);
+    if (rest.includes('\n\n') || rest.includes('\n\r\n')) return true;
+    this.tail = text.slice(-4);
+    return false;
+  }
 }
 
 /** Reads until the end, the limit, or (event stream) the end of the first event; then closes the stream. */
 async function readFirst(stream: Readable, eventStream: boolean): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
+  const scanner = eventStream ? new FirstEventScanner() : undefined;
   try {
     for await (const chunk of stream) {
       const buf = chunk as Buffer;
       chunks.push(buf);
       size += buf.length;
       if (size >= MAX_CAPABILITY_BODY) break;
-      if (eventStream && firstEventComplete(Buffer.concat(chunks).toString('utf8'))) break;
+      if (scanner?.feed(buf)) break;
     }
   } finally {
     stream.destroy();

@@ -198,3 +198,20 @@ test('wire forms per binding and version', () => {
     [0x0a, 1, 0x54],
   );
 });
+
+test('FirstEventScanner: the first data event ends at a blank line, whatever the chunking (byte at a time too)', async () => {
+  const { FirstEventScanner } = await import('../../src/probe/capability-probe.js');
+  const ends = (chunks: string[]): number => {
+    const s = new FirstEventScanner();
+    return chunks.findIndex((c) => s.feed(Buffer.from(c, 'latin1')));
+  };
+  const text = ': keepalive\n\nevent: x\ndata: {"a":1}\n\ndata: 2\n\n';
+  assert.equal(ends([text]), 0);
+  const bytes = [...text];
+  assert.equal(ends(bytes), text.indexOf('}\n\n') + 2);
+  assert.equal(ends([...'data: 1\r\n\r\n']), 'data: 1\r\n\r\n'.length - 1);
+  assert.equal(ends([': only comments\n\n', ': more\n\n']), -1);
+  // A long stream fed a byte at a time: linear work (a re-scan of what came before would make
+  // this 200 000-byte feed take ~40 GB of copying and the test time out).
+  assert.equal(ends([...`data: ${'x'.repeat(200_000)}`]), -1);
+});
