@@ -7,7 +7,7 @@
  * `x-kubernetes-*` keys in `.meta()` pass straight into the CRD.
  */
 import { z } from 'zod';
-import { interfaceStates } from './conditions.js';
+import { capabilityStates, interfaceStates } from './conditions.js';
 
 export const GROUP = 'a2a.dev';
 export const VERSION = 'v1alpha1';
@@ -143,6 +143,10 @@ export const ProbeSettings = z
     failOn: z.enum(['AllPods', 'AnyPod']).default('AllPods').meta({
       description:
         'When a confirmed failure sets Stalled=True (kstatus Failed: Flux and Argo CD fail the sync). AllPods (default): only when no ready pod is free of confirmed failures; a failure on some pods only is Ready=False, PodsConsistent=False (PartialFailure) and stays InProgress. AnyPod: a failure confirmed on any ready pod stalls.',
+    }),
+    capabilities: z.enum(['Report', 'Enforce']).optional().meta({
+      description:
+        'Capability truth (streaming, pushNotifications, extendedAgentCard checked per verified interface with side-effect-free calls). Report (default): status.capabilities and the CapabilitiesVerified condition only. Enforce: CapabilitiesVerified is part of Ready, and a claimed capability not served is set false in the advertised card.',
     }),
   })
   .meta({
@@ -354,6 +358,21 @@ export const PodStatus = z.object({
   }),
 });
 
+export const CapabilityStatus = z.object({
+  name: z
+    .enum(['streaming', 'pushNotifications', 'extendedAgentCard'])
+    .meta({ description: 'The card capability the entry is about.' }),
+  declared: z.boolean().meta({ description: 'What the card claims.' }),
+  state: z.enum(capabilityStates).meta({
+    description:
+      'What the side-effect-free calls found, over the verified interfaces and ready pods (the worst of them): Verified, NotServed, Absent, Undeclared, Inconclusive or NotProbed.',
+  }),
+  interfaces: z
+    .string()
+    .meta({ description: 'Verified interfaces on which the finding holds everywhere, as "n/m".' }),
+  message: z.string().meta({ description: 'Evidence: binding, call, answer and the claim.' }),
+});
+
 export const A2AAgentStatus = z.object({
   observedGeneration: z.number().int().optional(),
   conditions: z
@@ -422,6 +441,11 @@ export const A2AAgentStatus = z.object({
     description:
       'When the probe round that last changed this status ran. Status is written only on a change (none per steady period), so this is not the last probe: that is the metric a2a_operator_last_probe_timestamp_seconds.',
   }),
+  capabilities: z
+    .array(CapabilityStatus)
+    .max(3)
+    .optional()
+    .meta({ description: 'Capability truth: one entry per card capability the probes check.' }),
 });
 
 export type A2AAgentSpec = z.infer<typeof A2AAgentSpec>;
@@ -430,6 +454,7 @@ export type A2AAgentStatus = z.infer<typeof A2AAgentStatus>;
 export type Condition = z.infer<typeof Condition>;
 export type InterfaceStatus = z.infer<typeof InterfaceStatus>;
 export type PodStatus = z.infer<typeof PodStatus>;
+export type CapabilityStatus = z.infer<typeof CapabilityStatus>;
 export type AgentPort = z.infer<typeof AgentPort>;
 export type LabelSelector = z.infer<typeof LabelSelector>;
 

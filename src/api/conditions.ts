@@ -126,3 +126,43 @@ export const Reason = {
 } as const;
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/**
+ * Capability truth (DESIGN 5.4): what the side-effect-free capability call answered, against
+ * what the card claims. `NotServed` is the one failure; `Undeclared` (served although the card
+ * says no) is reported, never failed.
+ */
+export const CapabilityState = {
+  /** Claimed, and the call answered as served (TaskNotFound; for the extended card also a card or an auth answer). */
+  Verified: 'Verified',
+  /** Claimed, but the call answered UnsupportedOperation / PushNotificationNotSupported / not configured / no such method. */
+  NotServed: 'NotServed',
+  /** Not claimed, and the call answered as not supported: the card tells the truth. */
+  Absent: 'Absent',
+  /** Not claimed, but the call answered as served: the card undersells the agent (reported, not failed). */
+  Undeclared: 'Undeclared',
+  /** Auth, a timeout, a 500 or another answer that proves neither. */
+  Inconclusive: 'Inconclusive',
+  /** Not probed: the interface is not verified or not probeable, or the reconcile ran out of time. */
+  NotProbed: 'NotProbed',
+} as const;
+export type CapabilityState = (typeof CapabilityState)[keyof typeof CapabilityState];
+export const capabilityStates = Object.values(CapabilityState) as [CapabilityState, ...CapabilityState[]];
+
+/**
+ * The capability-truth condition (normal-true). Written on every agent; part of Ready only with
+ * `spec.probe.capabilities: Enforce`. Kept out of ConditionType's list of Ready's parts.
+ */
+export const CapabilitiesVerified = 'CapabilitiesVerified';
+
+/** CapabilitiesVerified reasons. */
+export const CapabilityReason = {
+  /** Every claimed capability is served on every verified interface (an undeclared one is reported). */
+  CapabilitiesVerified: 'CapabilitiesVerified',
+  /** A claimed capability answered as not supported. */
+  CapabilityNotServed: 'CapabilityNotServed',
+  /** A capability call proved neither (auth, timeout, 500). */
+  CapabilityInconclusive: 'CapabilityInconclusive',
+  /** No verified interface to test capabilities on yet. */
+  CapabilitiesPending: 'CapabilitiesPending',
+} as const;

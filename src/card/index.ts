@@ -7,6 +7,13 @@ export {
   ProtocolVersion,
   wireOf,
 } from './bindings.js';
+export {
+  Capability,
+  CAPABILITIES,
+  capabilityClaims,
+  MAX_REQUIRED_EXTENSIONS,
+  requiredExtensions,
+} from './card-claims.js';
 export { cardDigest, canonicalJson } from './card-digest.js';
 export { cardJsonProblem, MAX_CARD_DEPTH } from './card-json.js';
 export { CardParseError } from './card-parse-error.js';

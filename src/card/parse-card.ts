@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { canonicalBinding, majorMinor, ProtocolBinding } from './bindings.js';
 import { agentCardHybridSchema, agentCardV03Schema, agentCardV1Schema } from './card-schema.js';
+import { requiredExtensions } from './card-claims.js';
 import { cardJsonProblem } from './card-json.js';
 import { CardParseError } from './card-parse-error.js';
 import type { CardInterface, LegacyView, ParsedCard } from './parsed-card.js';
@@ -13,6 +14,14 @@ import type { CardInterface, LegacyView, ParsedCard } from './parsed-card.js';
 const legacyFields = ['url', 'preferredTransport', 'additionalInterfaces'] as const;
 
 export function parseCard(json: unknown): ParsedCard | CardParseError {
+  const card = parseShape(json);
+  if (card instanceof CardParseError) return card;
+  const required = requiredExtensions(card.raw);
+  if (required.length === 0) return card;
+  return { ...card, interfaces: card.interfaces.map((i) => ({ ...i, requiredExtensions: required })) };
+}
+
+function parseShape(json: unknown): ParsedCard | CardParseError {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     return new CardParseError('the card is not a JSON object');
   }

@@ -16,6 +16,12 @@ export interface CardInterface {
   index: number;
   /** Where in the card it was declared, for messages: `supportedInterfaces[1]`, `url+preferredTransport`. */
   declaredAt: string;
+  /**
+   * The card's required extension URIs (`capabilities.extensions[].required`), which every probe
+   * declares in `A2A-Extensions`; absent when the card requires none. The same for every
+   * interface of a card: carried here so each probe has it.
+   */
+  requiredExtensions?: readonly string[];
 }
 
 /** The v0.3 fields of a v0.3 or hybrid card, kept for the consistency checks. */

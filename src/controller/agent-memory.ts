@@ -8,6 +8,7 @@
  */
 import type { ProbeRecord } from './probe-memory.js';
 import type { PodCard } from './observed.js';
+import type { CapabilityFinding } from './probe-backend.js';
 
 export interface CardMemory {
   /** Last good card, kept through unconfirmed fetch failures. */
@@ -22,6 +23,8 @@ export interface PodMemory {
   ip: string;
   card?: CardMemory;
   probes: Map<string, ProbeRecord>;
+  /** interfaceKey → the last capability findings of that verified interface, and when they are due again. */
+  capabilities?: Map<string, { findings: CapabilityFinding[]; dueAt: number }>;
 }
 
 export interface AgentMemory {

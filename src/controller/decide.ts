@@ -24,9 +24,9 @@
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import type { A2AAgentSpec, A2AAgentStatus, Condition, InterfaceStatus } from '../api/a2aagent.js';
 import { nextCondition, type ConditionInput } from '../api/condition-helpers.js';
-import { ConditionType, InterfaceState, Reason } from '../api/conditions.js';
+import { CapabilityState, ConditionType, InterfaceState, Reason } from '../api/conditions.js';
 import { advertisedCard, type AdvertisedCard } from '../routing/advertised-card.js';
-import type { ParsedCard } from '../card/index.js';
+import { capabilityClaims, type ParsedCard } from '../card/index.js';
 import { acceptable, planRouting, type RoutingPlan } from '../routing/plan.js';
 import {
   shrinkRouting,
@@ -54,6 +54,7 @@ import {
 import { interfaceEvents } from './transition-events.js';
 import { mapInterfaces, MAX_INTERFACES, type MapContext, type MappedInterface } from './interface-map.js';
 import { interfaceKey, statusInterface, type PodObservation, type SpecProblem } from './observed.js';
+import { judgeCapabilities } from './capability-status.js';
 
 export interface DecideInput {
   name: string;
@@ -218,6 +219,20 @@ export function decide(input: DecideInput): Decision {
   const aggregated = refMapped
     .slice(0, MAX_INTERFACES)
     .map((m) => aggregateInterface(m.iface, m.key, candidates));
+  // Capability truth (DESIGN 5.4): judged on the verified interfaces; part of Ready, and applied
+  // to the advertised card, only with spec.probe.capabilities: Enforce.
+  const capabilitiesEnforced = spec.probe.capabilities === 'Enforce';
+  const capabilities = judgeCapabilities(
+    aggregated.filter((a) => a.state === InterfaceState.Verified).map((a) => a.key),
+    candidates,
+    ref
+      ? capabilityClaims(ref.card.raw)
+      : { streaming: false, pushNotifications: false, extendedAgentCard: false },
+  );
+  const capabilitiesOff = capabilitiesEnforced ? capabilities.notServed : [];
+  // Written once something was probed (always with Enforce, where Ready waits for it).
+  const capabilitiesShown =
+    capabilitiesEnforced || capabilities.statuses.some((c) => c.state !== CapabilityState.NotProbed);
 
   // Routing: only in Enforce mode, without spec problems, and once every candidate pod has a
   // definite verdict for every interface (after a restart the memory is empty: routing stays
@@ -247,7 +262,7 @@ export function decide(input: DecideInput): Decision {
       spec.ports.map((p) => p.name),
       spec.routing.authRequired === 'Advertise',
     );
-    const card = ref ? advertisedCard(ref.card, new Set(plan.advertised)) : undefined;
+    const card = ref ? advertisedCard(ref.card, new Set(plan.advertised), capabilitiesOff) : undefined;
     // Make before break: interfaces the card stops publishing go first (slices may then grow
     // to pods that lack only those), interfaces it starts publishing go last (after the slices
     // dropped the pods that lack them).
@@ -259,7 +274,9 @@ export function decide(input: DecideInput): Decision {
       plan,
       pods: candidates,
       card,
-      ...(lost ? { interim: { card: ref ? advertisedCard(ref.card, new Set(kept)) : undefined } } : {}),
+      ...(lost
+        ? { interim: { card: ref ? advertisedCard(ref.card, new Set(kept), capabilitiesOff) : undefined } }
+        : {}),
       digest: ref?.digest ?? '',
     };
   } else if (spec.routing.mode === 'Enforce') {
@@ -315,7 +332,13 @@ export function decide(input: DecideInput): Decision {
     aggregated,
     input.specProblems,
   );
-  const parts = [cardValid, verifiedCond, consistent, advertisedCond];
+  const parts = [
+    cardValid,
+    verifiedCond,
+    consistent,
+    advertisedCond,
+    ...(capabilitiesEnforced ? [capabilities.condition] : []),
+  ];
 
   const cardPending = candidates.some((p) => p.card === undefined || (!p.card.ok && !p.card.confirmed));
   // Cards that differ between ready pods are a rollout in progress, not a final verdict: the
@@ -389,6 +412,7 @@ export function decide(input: DecideInput): Decision {
     verifiedCond,
     consistent,
     advertisedCond,
+    ...(capabilitiesShown ? [capabilities.condition] : []),
     reconciling,
     stalled,
   ].map((c) => nextCondition(prevConds, c, input.generation, now));
@@ -403,6 +427,7 @@ export function decide(input: DecideInput): Decision {
       : { podsConsistent: `0/${candidates.length}` },
     interfaces,
     verified: `${verifiedCount}/${refMapped.length}`,
+    ...(capabilitiesShown ? { capabilities: capabilities.statuses } : {}),
     ...(spec.routing.mode === 'Enforce' && routing
       ? {
           advertised: advertisedStatus(

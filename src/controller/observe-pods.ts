@@ -7,8 +7,15 @@
  * port, path, Host header and tenant to use (DESIGN 6).
  */
 import type { A2AAgentSpec } from '../api/a2aagent.js';
-import { CardReason, InterfaceState } from '../api/conditions.js';
-import { cardDigest, parseCard, staticChecks, CardParseError } from '../card/index.js';
+import { CapabilityState, CardReason, InterfaceState } from '../api/conditions.js';
+import {
+  capabilityClaims,
+  cardDigest,
+  parseCard,
+  staticChecks,
+  CardParseError,
+  type CardInterface,
+} from '../card/index.js';
 import { podMemory, prunePods, type AgentMemory, type CardMemory, type PodMemory } from './agent-memory.js';
 import { mapInterfaces, operatorCheckOptions, type MapContext } from './interface-map.js';
 import { probeEveryAddress } from './address-verdict.js';
@@ -240,12 +247,17 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
             mem.probes.set(m.key, recordProbe(prev, answer, input.now(), timing));
           }
           verdicts.set(m.key, mem.probes.get(m.key)!.verdict);
+          if (mem.probes.get(m.key)!.verdict.state === InterfaceState.Verified)
+            await observeCapabilities(input, mem, m.key, m.iface, port, pod, card.card.raw, notAfter);
+          else mem.capabilities?.delete(m.key);
         }),
       );
       // Records of interfaces this card no longer declares are dropped.
       const live = new Set(mapped.map((m) => m.key));
       for (const k of mem.probes.keys()) if (!live.has(k)) mem.probes.delete(k);
-      return { pod, card, verdicts };
+      for (const k of mem.capabilities?.keys() ?? []) if (!live.has(k)) mem.capabilities!.delete(k);
+      const capabilities = new Map([...(mem.capabilities ?? [])].map(([k, r]) => [k, r.findings]));
+      return { pod, card, verdicts, ...(capabilities.size > 0 ? { capabilities } : {}) };
     }),
   );
   let nextDueAt: number | undefined;
@@ -255,6 +267,45 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
   }
   if (deferred) nextDueAt = Math.min(nextDueAt ?? Infinity, input.now());
   return { observations, nextDueAt, probes, fetches };
+}
+
+/**
+ * Capability truth for one interface verified on this pod (DESIGN 5.4): the three calls, at most
+ * once per (jittered) period, at the pod's first address. Findings not due are kept; a backend
+ * without capability probes, or a run out of time, leaves what memory holds.
+ */
+async function observeCapabilities(
+  input: ObserveInput,
+  mem: PodMemory,
+  key: string,
+  iface: CardInterface,
+  port: number,
+  pod: ObservedPod,
+  raw: Record<string, unknown>,
+  notAfter: number,
+): Promise<void> {
+  const probe = input.backend.probeCapabilities?.bind(input.backend);
+  if (!probe) return;
+  const record = mem.capabilities?.get(key);
+  if (record && record.dueAt > input.now()) return;
+  const findings = await probe({
+    agent: input.key,
+    address: podAddresses(pod)[0]!,
+    port,
+    iface,
+    timeoutMs: input.spec.probe.timeoutSeconds * 1000,
+    notAfter,
+    signal: input.signal,
+    ...input.credentials,
+    claims: capabilityClaims(raw),
+  });
+  // Not probed this time (out of time, aborted): keep what is known, try next reconcile.
+  if (findings.every((f) => f.state === CapabilityState.NotProbed) && record) return;
+  mem.capabilities ??= new Map();
+  mem.capabilities.set(key, {
+    findings,
+    dueAt: input.now() + jitteredPeriod(input.spec.probe.periodSeconds * 1000, input.random ?? Math.random),
+  });
 }
 
 /**

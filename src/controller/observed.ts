@@ -2,6 +2,7 @@
  * What the reconciler gathered for one agent, in plain data: the input of `decide`. Nothing
  * here does I/O; the gather step (reconciler.ts) fills it from caches and probes.
  */
+import type { CapabilityFinding } from './probe-backend.js';
 import type { InterfaceState } from '../api/conditions.js';
 import type { CardInterface, Finding, ParsedCard } from '../card/index.js';
 import { displayText } from '../text/display-text.js';
@@ -97,6 +98,8 @@ export interface PodObservation {
   card?: PodCard;
   /** interfaceKey → verdict, for the interfaces this pod's card declares. */
   verdicts: Map<string, InterfaceVerdict>;
+  /** interfaceKey → capability findings, for the interfaces verified on this pod (when probed). */
+  capabilities?: Map<string, CapabilityFinding[]>;
 }
 
 /** Spec-level problems found while gathering (a person must act): Stalled=True. */

@@ -2,8 +2,8 @@
  * What the reconciler needs from the probe engine (src/probe), as an interface so the
  * reconciler can be driven by the real prober in production and tests alike.
  */
-import type { InterfaceState } from '../api/conditions.js';
-import type { CardInterface } from '../card/index.js';
+import type { CapabilityState, InterfaceState } from '../api/conditions.js';
+import type { Capability, CardInterface } from '../card/index.js';
 
 export interface ProbeCredentials {
   bearerToken?: string;
@@ -56,7 +56,22 @@ export interface ProbeAnswer {
   durationMs: number;
 }
 
+/** One capability claim of a verified interface, as found (DESIGN 5.4). */
+export interface CapabilityFinding {
+  capability: Capability;
+  declared: boolean;
+  state: CapabilityState;
+  message: string;
+}
+
+export interface CapabilityRequest extends ProbeRequest {
+  /** What the card claims, per capability. */
+  claims: Record<Capability, boolean>;
+}
+
 export interface ProbeBackend {
   fetchCard(req: CardRequest): Promise<CardFetch>;
   probe(req: ProbeRequest): Promise<ProbeAnswer>;
+  /** Capability truth for a verified interface; a backend without it reports no capabilities. */
+  probeCapabilities?(req: CapabilityRequest): Promise<CapabilityFinding[]>;
 }

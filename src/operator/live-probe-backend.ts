@@ -4,14 +4,17 @@
  * Events, logs) has the token cut out, and an exception from the probe engine becomes a verdict
  * named by its code, never by its text (grpc-js and undici quote request metadata there).
  */
-import { CardReason, InterfaceState } from '../api/conditions.js';
+import { CapabilityState, CardReason, InterfaceState } from '../api/conditions.js';
 import type {
+  CapabilityFinding,
+  CapabilityRequest,
   CardFetch,
   CardRequest,
   ProbeAnswer,
   ProbeBackend,
   ProbeRequest,
 } from '../controller/probe-backend.js';
+import { CAPABILITIES } from '../card/index.js';
 import type { Prober } from '../probe/index.js';
 import { redactToken } from '../probe/redact-token.js';
 import { errorCode } from '../probe/transport-failure.js';
@@ -86,5 +89,37 @@ export class LiveProbeBackend implements ProbeBackend {
     }
     if (res.state !== 'Pending') this.onProbe?.(req.iface.protocolBinding, res.state, res.durationMs);
     return res;
+  }
+
+  /** The three capability calls at once; the token is cut out of every message, as for probes. */
+  async probeCapabilities(req: CapabilityRequest): Promise<CapabilityFinding[]> {
+    return Promise.all(
+      CAPABILITIES.map(async (c): Promise<CapabilityFinding> => {
+        try {
+          const v = await this.prober.probeCapability(
+            { address: req.address, port: req.port },
+            req.iface,
+            c,
+            req.claims[c],
+            {
+              timeoutMs: req.timeoutMs,
+              agent: req.agent,
+              notAfter: req.notAfter,
+              signal: req.signal,
+              bearerToken: req.bearerToken,
+              tls: req.tls,
+            },
+          );
+          return { ...v, message: redactToken(v.message, req.bearerToken) };
+        } catch (err) {
+          return {
+            capability: c,
+            declared: req.claims[c],
+            state: CapabilityState.NotProbed,
+            message: `${req.iface.protocolBinding} ${c} probe failed inside the operator (${errorCode(err) ?? 'UNKNOWN'})`,
+          };
+        }
+      }),
+    );
   }
 }

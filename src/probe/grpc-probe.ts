@@ -22,7 +22,8 @@ import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
 import type { TlsSettings } from './tls-settings.js';
 import { verdict } from './verdict.js';
-import { grpcGetTaskMethod, grpcGetTaskRequest } from './wire-forms.js';
+import { extensionHeaders, grpcGetTaskMethod, grpcGetTaskRequest } from './wire-forms.js';
+import { wireOf } from '../card/bindings.js';
 
 export interface GrpcProbeInput {
   client: Client;
@@ -75,47 +76,23 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
   }
   const metadata = new Metadata();
   metadata.set('a2a-version', iface.protocolVersion);
+  for (const [k, v] of Object.entries(extensionHeaders(iface.protocolVersion, iface.requiredExtensions)))
+    metadata.set(k, v);
   if (input.bearerToken) metadata.set('authorization', `Bearer ${input.bearerToken}`);
   let headers: Metadata | undefined;
-  const captureHeaders: Interceptor = (options, nextCall): InterceptingCall =>
-    new Call(nextCall(options), {
-      start: (md, listener, next) =>
-        next(md, {
-          onReceiveMetadata: (m, n) => {
-            headers = m;
-            n(m);
-          },
-        }),
-    });
   const aborted = (): GrpcProbeOutcome => ({
     verdict: abortedVerdict(input.what),
     transportFailed: false,
     retryable: false,
   });
   if (input.signal?.aborted) return aborted();
-  const result = await new Promise<{ code: number; details: string; trailers?: Metadata }>((resolve) => {
-    const call = input.client.makeUnaryRequest(
-      method,
-      (b: Buffer) => b,
-      (b: Buffer) => b,
-      grpcGetTaskRequest(iface.protocolVersion, input.taskId, iface.tenant),
-      metadata,
-      { deadline: Date.now() + input.timeoutMs, interceptors: [captureHeaders] },
-      (err: ServiceError | null) => {
-        if (!err) resolve({ code: GrpcStatus.OK, details: '' });
-        // The server's (or grpc-js's) words, quoted by the classifiers: an echoed token is cut out first.
-        else
-          resolve({
-            code: err.code,
-            details: redactToken(err.details ?? '', input.bearerToken),
-            trailers: err.metadata,
-          });
-      },
-    );
-    const cancel = () => call.cancel();
-    input.signal?.addEventListener('abort', cancel, { once: true });
-    call.on('status', () => input.signal?.removeEventListener('abort', cancel));
-  });
+  const result = await unaryCall(
+    input,
+    method,
+    grpcGetTaskRequest(iface.protocolVersion, input.taskId, iface.tenant),
+    metadata,
+    [captureHeaders((m) => (headers = m))],
+  );
   // Cancelled by our caller: no verdict, and the channel is not to blame (kept).
   if (input.signal?.aborted) return aborted();
   const evidence = { request: method, grpcCode: result.code, grpcCodeName: grpcCodeName(result.code) };
@@ -158,8 +135,99 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
     },
   );
   return {
-    verdict: classified,
+    verdict:
+      classified.state === InterfaceState.Unimplemented && !input.signal?.aborted
+        ? await otherServiceHint(classified, input, metadata)
+        : classified,
     transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED,
     retryable: false,
   };
+}
+
+/** An interceptor that hands the response headers to `onHeaders`. */
+function captureHeaders(onHeaders: (m: Metadata) => void): Interceptor {
+  return (options, nextCall): InterceptingCall =>
+    new Call(nextCall(options), {
+      start: (md, listener, next) =>
+        next(md, {
+          onReceiveMetadata: (m, n) => {
+            onHeaders(m);
+            n(m);
+          },
+        }),
+    });
+}
+
+interface UnaryResult {
+  code: number;
+  details: string;
+  trailers?: Metadata;
+}
+
+/** One unary call with raw bytes in and out, cancelled by the caller's abort. */
+function unaryCall(
+  input: GrpcProbeInput,
+  method: string,
+  request: Buffer,
+  metadata: Metadata,
+  interceptors: Interceptor[],
+): Promise<UnaryResult> {
+  return new Promise<UnaryResult>((resolve) => {
+    const call = input.client.makeUnaryRequest(
+      method,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      request,
+      metadata,
+      { deadline: Date.now() + input.timeoutMs, interceptors },
+      (err: ServiceError | null) => {
+        if (!err) resolve({ code: GrpcStatus.OK, details: '' });
+        // The server's (or grpc-js's) words, quoted by the classifiers: an echoed token is cut out first.
+        else
+          resolve({
+            code: err.code,
+            details: redactToken(err.details ?? '', input.bearerToken),
+            trailers: err.metadata,
+          });
+      },
+    );
+    const cancel = () => call.cancel();
+    input.signal?.addEventListener('abort', cancel, { once: true });
+    call.on('status', () => input.signal?.removeEventListener('abort', cancel));
+  });
+}
+
+/**
+ * The declared version's service is not registered: is the other version's? A v0.3 interface on
+ * a server with only `lf.a2a.v1.A2AService` (or a 1.x one on a server with only the v0.3 /
+ * 1.0-rc `a2a.v1.A2AService`) is a common slip, and the fix names the missing service. The
+ * state stays Unimplemented: a client of the declared version finds nothing.
+ */
+async function otherServiceHint(v: Verdict, input: GrpcProbeInput, metadata: Metadata): Promise<Verdict> {
+  const declared = input.iface.protocolVersion;
+  const v03 = wireOf(declared) === 'v0.3';
+  const otherVersion = v03 ? '1.0' : '0.3';
+  const md = metadata.clone();
+  let headers: Metadata | undefined;
+  md.set('a2a-version', otherVersion);
+  const other = await unaryCall(
+    input,
+    grpcGetTaskMethod(otherVersion),
+    grpcGetTaskRequest(otherVersion, input.taskId, input.iface.tenant),
+    md,
+    [captureHeaders((m) => (headers = m))],
+  );
+  // UNIMPLEMENTED, or a transport failure: the other service is not there either.
+  if (
+    other.code === GrpcStatus.UNIMPLEMENTED ||
+    other.code === GrpcStatus.UNAVAILABLE ||
+    other.code === GrpcStatus.CANCELLED ||
+    other.code === GrpcStatus.DEADLINE_EXCEEDED ||
+    !(isGrpcContentType(headers) || isGrpcContentType(other.trailers))
+  )
+    return v;
+  const hint = v03
+    ? `only lf.a2a.v1.A2AService (the v1.x service) answers (${grpcCodeName(other.code)}); the v0.3 service a2a.v1.A2AService is missing: register the SDK's v0.3 compatibility service, or declare this interface as 1.0`
+    : `only a2a.v1.A2AService (the v0.3 / 1.0-rc service) answers (${grpcCodeName(other.code)}); the v1.x service lf.a2a.v1.A2AService is missing: upgrade the server's A2A proto to v1.0, or declare this interface as 0.3`;
+  return verdict(v.state, `${v.message}; ${hint}`, v.evidence);
 }

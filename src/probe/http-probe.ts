@@ -11,12 +11,12 @@ import { untilAborted, withDeadline } from './deadline.js';
 import { abortedVerdict } from './aborted-verdict.js';
 import { classifyJsonRpc } from './classify-jsonrpc.js';
 import { classifyRest } from './classify-rest.js';
-import type { HttpProbeContext } from './http-answer.js';
+import type { HttpAnswer, HttpProbeContext } from './http-answer.js';
 import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
 import { classifyTransportFailure } from './transport-failure.js';
 import { verdict } from './verdict.js';
-import { jsonRpcGetTaskBody, restGetTaskPath } from './wire-forms.js';
+import { extensionHeaders, jsonRpcGetTaskBody, restGetTaskPath } from './wire-forms.js';
 
 /** Enough for any A2A error body; a bigger answer is cut (and is not an A2A error anyway). */
 export const MAX_PROBE_BODY_BYTES = 64 * 1024;
@@ -52,6 +52,7 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
     host: endpoint.authority,
     'a2a-version': iface.protocolVersion,
     accept: jsonRpc ? 'application/json' : 'application/a2a+json, application/json',
+    ...extensionHeaders(iface.protocolVersion, iface.requiredExtensions),
   };
   if (jsonRpc) headers['content-type'] = 'application/json';
   if (input.bearerToken) headers.authorization = `Bearer ${input.bearerToken}`;
@@ -61,30 +62,36 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
     version: iface.protocolVersion,
     bearerSent: !!input.bearerToken,
   };
-  try {
-    const exchange = async () => {
-      const res = await input.dispatcher.request({
-        method,
-        path,
-        headers,
-        body: jsonRpc ? jsonRpcGetTaskBody(iface.protocolVersion, input.taskId, iface.tenant) : undefined,
-        headersTimeout: input.timeoutMs,
-        bodyTimeout: input.timeoutMs,
-        signal: input.signal
-          ? AbortSignal.any([AbortSignal.timeout(input.timeoutMs), input.signal])
-          : AbortSignal.timeout(input.timeoutMs),
-      });
-      const { body } = await readBounded(res.body, MAX_PROBE_BODY_BYTES);
-      const ct = res.headers['content-type'];
-      return {
-        status: res.statusCode,
-        contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''),
-        body: withoutToken(body, input.bearerToken),
-      };
+  const send = async (reqPath: string): Promise<HttpAnswer> => {
+    const res = await input.dispatcher.request({
+      method,
+      path: reqPath,
+      headers,
+      body: jsonRpc ? jsonRpcGetTaskBody(iface.protocolVersion, input.taskId, iface.tenant) : undefined,
+      headersTimeout: input.timeoutMs,
+      bodyTimeout: input.timeoutMs,
+      signal: input.signal
+        ? AbortSignal.any([AbortSignal.timeout(input.timeoutMs), input.signal])
+        : AbortSignal.timeout(input.timeoutMs),
+    });
+    const { body } = await readBounded(res.body, MAX_PROBE_BODY_BYTES);
+    const ct = res.headers['content-type'];
+    return {
+      status: res.statusCode,
+      contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''),
+      body: withoutToken(body, input.bearerToken),
     };
+  };
+  try {
     if (input.signal?.aborted) return abortedVerdict(input.what);
-    const answer = await untilAborted(withDeadline(exchange(), input.timeoutMs + 50), input.signal);
-    return jsonRpc ? classifyJsonRpc(answer, ctx) : classifyRest(answer, ctx);
+    const answer = await untilAborted(withDeadline(send(path), input.timeoutMs + 50), input.signal);
+    const v = jsonRpc ? classifyJsonRpc(answer, ctx) : classifyRest(answer, ctx);
+    if (!jsonRpc && v.state === InterfaceState.Unimplemented && wireOf(iface.protocolVersion) === 'v0.3') {
+      return await unprefixedHint(v, endpoint, input, (p) =>
+        untilAborted(withDeadline(send(p), input.timeoutMs + 50), input.signal),
+      );
+    }
+    return v;
   } catch (err) {
     if (input.signal?.aborted) return abortedVerdict(input.what);
     // Classified by its code only: an error's text may quote the request it failed on.
@@ -95,6 +102,42 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
       evidence: { request },
     });
   }
+}
+
+/**
+ * A v0.3 REST interface with no route at `/v1/tasks/{id}`: does the server answer at the
+ * unprefixed v1.0 path instead (a2a-go's v0.3 compat layer does)? Then the message says so, since
+ * the fix is on the server's side (mount v0.3 under `/v1`, or declare the interface 1.0). The
+ * state stays Unimplemented: a v0.3 client asks for `/v1/...` and finds nothing.
+ */
+async function unprefixedHint(
+  v: Verdict,
+  endpoint: InterfaceEndpoint,
+  input: HttpProbeInput,
+  send: (path: string) => Promise<HttpAnswer>,
+): Promise<Verdict> {
+  const unprefixed = `${restGetTaskPath('1.0', endpoint.path, input.taskId, undefined)}${endpoint.query}`;
+  let other: Verdict;
+  try {
+    other = classifyRest(await send(unprefixed), {
+      what: input.what,
+      request: `GET ${unprefixed}`,
+      version: input.iface.protocolVersion,
+      bearerSent: !!input.bearerToken,
+    });
+  } catch {
+    return v; // the hint is optional; the first answer stands
+  }
+  if (other.state !== InterfaceState.Verified) return v;
+  return verdict(
+    v.state,
+    `${v.message}. The server answers TaskNotFound at the unprefixed v1.0 path ${unprefixedPathShown(endpoint)} instead: it serves v0.3 REST without the /v1 prefix that v0.3 §3.5.6 requires (v0.3 clients ask for ${endpoint.path}/v1/tasks/{id}); mount the v0.3 REST routes under /v1, or declare this interface as 1.0 if it speaks the v1.0 payloads`,
+    v.evidence,
+  );
+}
+
+function unprefixedPathShown(endpoint: InterfaceEndpoint): string {
+  return `${endpoint.path}/tasks/{id}`;
 }
 
 /**

@@ -13,3 +13,12 @@ export { classifyGrpc, type GrpcAnswer } from './classify-grpc.js';
 export { classifyJsonRpc } from './classify-jsonrpc.js';
 export { classifyRest } from './classify-rest.js';
 export { classifyTransportFailure, errorCode } from './transport-failure.js';
+export {
+  capabilityVerdict,
+  CapabilitySignal,
+  grpcCapabilityAnswer,
+  jsonRpcCapabilityAnswer,
+  restCapabilityAnswer,
+  type CapabilityAnswer,
+  type CapabilityVerdict,
+} from './classify-capability.js';

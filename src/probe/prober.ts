@@ -6,7 +6,12 @@
  * that many of the shared slots) and one shared by all its probes and card fetches.
  */
 import { randomUUID } from 'node:crypto';
-import { InterfaceState } from '../api/conditions.js';
+import { CapabilityState, InterfaceState } from '../api/conditions.js';
+import type { Capability } from '../card/card-claims.js';
+import { clipText, printable } from '../text/display-text.js';
+import { sendGrpcCapabilityCall, sendHttpCapabilityCall } from './capability-probe.js';
+import { CapabilitySignal, capabilityVerdict, type CapabilityVerdict } from './classify-capability.js';
+import { errorCode } from './transport-failure.js';
 import { isKnownBinding, isKnownVersion, ProtocolBinding } from '../card/bindings.js';
 import { interfaceEndpoint, isEndpointViolation } from '../card/interface-endpoint.js';
 import type { CardInterface } from '../card/parsed-card.js';
@@ -14,7 +19,7 @@ import { displayUrl } from '../text/display-url.js';
 import { redactCredentials } from '../text/redact-credentials.js';
 import { abortedVerdict } from './aborted-verdict.js';
 import { ConcurrencyLimit, KeyedConcurrencyLimit } from './concurrency-limit.js';
-import { untilAborted } from './deadline.js';
+import { untilAborted, withDeadline } from './deadline.js';
 import { hostPort, type DialTarget } from './dial-target.js';
 import { fetchCard, type FetchCardOptions, type FetchCardResult } from './fetch-card.js';
 import { GrpcChannels, type GrpcChannelKey } from './grpc-channels.js';
@@ -23,7 +28,7 @@ import { HttpPools } from './http-pools.js';
 import { probeHttpBinding } from './http-probe.js';
 import type { ProbeResult, Verdict } from './probe-result.js';
 import type { TlsSettings } from './tls-settings.js';
-import { verdict } from './verdict.js';
+import { MAX_VERDICT_MESSAGE, verdict } from './verdict.js';
 
 export interface ProberOptions {
   /** Probes and card fetches in flight at once, across all targets. Default 32. */
@@ -267,6 +272,75 @@ export class Prober {
         }),
     );
     return { verdict: v, retryable: v.state === InterfaceState.Unreachable && !opts.signal?.aborted };
+  }
+
+  /**
+   * Tests one capability claim of a verified interface (DESIGN 5.4) with a side-effect-free call
+   * for a random task id (capability-wire.ts), under the same limits as a probe. A stream is
+   * closed at its first event; the call ends within `timeoutMs`. No verdict (aborted, out of
+   * time, not probeable) is `NotProbed`.
+   */
+  async probeCapability(
+    target: DialTarget,
+    iface: CardInterface,
+    capability: Capability,
+    declared: boolean,
+    opts: ProbeOptions,
+  ): Promise<CapabilityVerdict> {
+    const what = `${iface.protocolBinding} v${iface.protocolVersion} ${displayUrl(iface.url)}`;
+    const notProbed = (why: string): CapabilityVerdict => ({
+      capability,
+      declared,
+      state: CapabilityState.NotProbed,
+      message: clipText(printable(`${what}: ${capability} not probed (${why})`), MAX_VERDICT_MESSAGE),
+    });
+    if (!isKnownBinding(iface.protocolBinding) || !isKnownVersion(iface.protocolVersion))
+      return notProbed('binding or version not probeable');
+    const endpoint = interfaceEndpoint(iface.url, iface.protocolBinding);
+    if (isEndpointViolation(endpoint)) return notProbed(endpoint.message);
+    return this.schedule(opts.agent, async () => {
+      if (opts.signal?.aborted) return notProbed('aborted');
+      if (opts.notAfter !== undefined && Date.now() > opts.notAfter) return notProbed('out of time');
+      const taskId = randomUUID();
+      const input = {
+        iface,
+        endpoint,
+        capability,
+        taskId,
+        timeoutMs: opts.timeoutMs,
+        bearerToken: opts.bearerToken,
+        signal: opts.signal,
+      };
+      const call =
+        iface.protocolBinding === ProtocolBinding.GRPC
+          ? this.channels.use(
+              {
+                target,
+                tls: endpoint.tls,
+                urlHost: endpoint.host,
+                authority: endpoint.authority,
+                tlsSettings: opts.tls,
+              },
+              (client) => sendGrpcCapabilityCall(client, input),
+            )
+          : this.pools.use(
+              { target, tls: endpoint.tls, urlHost: endpoint.host, tlsSettings: opts.tls },
+              (dispatcher) => sendHttpCapabilityCall(dispatcher, input),
+            );
+      let r: Awaited<typeof call>;
+      try {
+        r = await untilAborted(withDeadline(call, opts.timeoutMs + 50), opts.signal);
+      } catch (err) {
+        if (opts.signal?.aborted) return notProbed('aborted');
+        r = {
+          answer: { signal: CapabilitySignal.Other, shown: `no answer (${errorCode(err) ?? 'UNKNOWN'})` },
+          request: '',
+        };
+      }
+      const v = capabilityVerdict(capability, declared, r.answer, { what, request: r.request });
+      const message = redactCredentials(v.message.replaceAll(taskId, TASK_ID_PLACEHOLDER));
+      return { ...v, message: clipText(printable(message), MAX_VERDICT_MESSAGE) };
+    });
   }
 
   async close(): Promise<void> {

@@ -38,3 +38,17 @@ export function grpcGetTaskMethod(version: string): string {
 export function grpcGetTaskRequest(version: string, id: string, tenant: string | undefined): Buffer {
   return isV1(version) ? encodeGetTaskRequestV1(id, tenant) : encodeGetTaskRequestV03(id);
 }
+
+/**
+ * The headers (HTTP) or metadata keys (gRPC, lowercase) that declare the card's required
+ * extensions: `A2A-Extensions` from v1.0, `X-A2A-Extensions` in v0.3 (sent with the v1.0 name
+ * too, which v0.3 servers ignore and compat layers read). Empty when none are required.
+ */
+export function extensionHeaders(
+  version: string,
+  uris: readonly string[] | undefined,
+): Record<string, string> {
+  if (!uris || uris.length === 0) return {};
+  const value = uris.join(', ');
+  return isV1(version) ? { 'a2a-extensions': value } : { 'x-a2a-extensions': value, 'a2a-extensions': value };
+}

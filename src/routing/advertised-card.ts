@@ -4,7 +4,13 @@
  * and signatures removed when the content changed (a signature over the original no longer
  * holds; see signing.ts for re-signing).
  */
-import { canonicalBinding, canonicalJson, type CardInterface, type ParsedCard } from '../card/index.js';
+import {
+  canonicalBinding,
+  canonicalJson,
+  type Capability,
+  type CardInterface,
+  type ParsedCard,
+} from '../card/index.js';
 import { interfaceKey } from '../controller/observed.js';
 
 export type SignatureFate = 'Unchanged' | 'Removed' | 'None';
@@ -51,14 +57,33 @@ function rewriteLegacy(out: Record<string, unknown>, card: ParsedCard, kept: Car
   }
 }
 
+/**
+ * Claimed capabilities found not served are set false (spec.probe.capabilities: Enforce), so
+ * clients that trust the card do not call what is not there. v0.3's extended-card flag is
+ * `supportsAuthenticatedExtendedCard`. A flag already false (or absent) is left as written.
+ */
+function capabilitiesOff(out: Record<string, unknown>, off: readonly Capability[]): void {
+  const caps = out.capabilities;
+  for (const c of off) {
+    if (typeof caps === 'object' && caps !== null && !Array.isArray(caps)) {
+      const record = caps as Record<string, unknown>;
+      if (record[c] === true) record[c] = false;
+    }
+    if (c === 'extendedAgentCard' && out.supportsAuthenticatedExtendedCard === true)
+      out.supportsAuthenticatedExtendedCard = false;
+  }
+}
+
 /** undefined when nothing is advertised: there is no truthful card to publish. */
 export function advertisedCard(
   card: ParsedCard,
   advertised: ReadonlySet<string>,
+  notServed: readonly Capability[] = [],
 ): AdvertisedCard | undefined {
   const kept = card.interfaces.filter((i) => advertised.has(interfaceKey(i)));
   if (kept.length === 0) return undefined;
   const out = structuredClone(card.raw);
+  capabilitiesOff(out, notServed);
   if (card.shape !== 'v0.3' && Array.isArray(out.supportedInterfaces)) {
     const list = out.supportedInterfaces as unknown[];
     out.supportedInterfaces = list.filter((_, i) => {

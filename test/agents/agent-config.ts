@@ -111,6 +111,25 @@ export interface AgentConfig {
    * INTERNAL body; gRPC INTERNAL with the metadata in the details). The card stays normal.
    */
   echoHeaders?: boolean;
+  /** `capabilities` of the card. Default: all false, no extensions. */
+  capabilities?: DeclaredCapabilities;
+  /**
+   * What the handler serves where it differs from the card (a lying card): the SDK's own
+   * capability checks follow these. Default: as declared.
+   */
+  servedCapabilities?: CapabilityFlags;
+}
+
+/** A capability flag as the card claims it or as the handler serves it. */
+export interface CapabilityFlags {
+  streaming?: boolean;
+  pushNotifications?: boolean;
+  extendedAgentCard?: boolean;
+}
+
+export interface DeclaredCapabilities extends CapabilityFlags {
+  /** `capabilities.extensions`: a `required` one makes every A2A call without it in `A2A-Extensions` fail (ExtensionSupportRequired). */
+  extensions?: { uri: string; required?: boolean }[];
 }
 
 export interface AgentPorts {

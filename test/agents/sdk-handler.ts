@@ -3,7 +3,7 @@
  * every GetTask for a random id is TaskNotFound), and a record of the GetTask calls it saw.
  */
 import { Role, type AgentCard, type AgentInterface } from '@a2a-js/sdk';
-import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { ExtensionSupportRequiredError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
   InMemoryTaskStore,
@@ -39,18 +39,39 @@ const echoExecutor: AgentExecutor = {
 
 export class RecordingRequestHandler extends DefaultRequestHandler {
   readonly seen: SeenGetTask[] = [];
+  /**
+   * `card` is what the agent publishes; `served` (default: the same) is what the SDK's checks
+   * follow (streaming, push, extended card): a lying card when they differ.
+   */
   constructor(
-    card: AgentCard,
+    private readonly card: AgentCard,
     private readonly requireTenant: string | undefined,
     private readonly getTaskError?: AgentConfig['getTaskError'],
+    served: AgentCard = card,
   ) {
-    super(card, new InMemoryTaskStore(), echoExecutor);
+    // The extended card (when served) is the published one: enough to show the method is there.
+    super(served, new InMemoryTaskStore(), echoExecutor, undefined, undefined, undefined, card);
+  }
+
+  override getAgentCard(): Promise<AgentCard> {
+    return Promise.resolve(this.card);
   }
 
   override async getTask(params: GetTaskRequest, context: ServerCallContext) {
     // JSON-RPC and gRPC carry the tenant in the request; the REST handler puts the path's tenant in the context.
     const tenant = params.tenant || context.tenant || '';
     this.seen.push({ tenant, id: params.id });
+    // The JS SDK checks required extensions on message calls only; a2a-go checks them on every
+    // call (a2asrv checkRequiredExtensions), and so does this agent, so both runtimes answer alike.
+    const requested = new Set(context.requestedExtensions ?? []);
+    const missing = (this.card.capabilities?.extensions ?? [])
+      .filter((e) => e.required && !requested.has(e.uri))
+      .map((e) => e.uri);
+    if (missing.length > 0) {
+      throw new ExtensionSupportRequiredError(
+        `Client must declare support for required extensions: ${missing.join(', ')}`,
+      );
+    }
     if (this.requireTenant !== undefined && tenant !== this.requireTenant) {
       throw new UnsupportedOperationError(`tenant ${JSON.stringify(tenant)} is not served here`);
     }
@@ -67,14 +88,27 @@ export class RecordingRequestHandler extends DefaultRequestHandler {
   }
 }
 
-export function sdkCard(interfaces: AgentInterface[]): AgentCard {
+export function sdkCard(
+  interfaces: AgentInterface[],
+  capabilities: AgentConfig['capabilities'] = {},
+): AgentCard {
   return {
     name: 'test-agent',
     description: 'A2A test agent (official SDK)',
     version: '1.0.0',
     supportedInterfaces: interfaces,
     provider: undefined,
-    capabilities: { streaming: false, pushNotifications: false, extensions: [] },
+    capabilities: {
+      streaming: capabilities.streaming ?? false,
+      pushNotifications: capabilities.pushNotifications ?? false,
+      extendedAgentCard: capabilities.extendedAgentCard ?? false,
+      extensions: (capabilities.extensions ?? []).map((e) => ({
+        uri: e.uri,
+        description: '',
+        required: e.required ?? false,
+        params: undefined,
+      })),
+    },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain'],

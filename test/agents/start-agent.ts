@@ -171,10 +171,13 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
 
   const declared = substitute(config.interfaces ?? defaultInterfaces(config), vars());
   const interfaces: AgentInterface[] = declared.map((i) => ({ tenant: '', ...i }));
+  const published = config.legacyCompat ? withLegacyMirrors(interfaces) : interfaces;
+  const card = sdkCard(published, config.capabilities);
   const requestHandler = new RecordingRequestHandler(
-    sdkCard(config.legacyCompat ? withLegacyMirrors(interfaces) : interfaces),
+    card,
     config.requireTenant,
     config.getTaskError,
+    sdkCard(published, { ...config.capabilities, ...config.servedCapabilities }),
   );
 
   if (config.grpc && ports.grpc !== undefined) {

@@ -50,6 +50,7 @@ export interface AgentView {
       configMapName?: string;
       signatures?: string;
     };
+    capabilities?: { name: string; declared: boolean; state: string; interfaces: string; message: string }[];
   };
 }
 

@@ -156,6 +156,13 @@ both('v0.3 agent through the SDK compat layer: a v0.3 card, every binding Verifi
     `HTTP+JSON@0.3=${V03_REST[rt]}`,
     'GRPC@0.3=Verified',
   ]);
+  if (rt === 'go') {
+    // The message says where the server does answer, so the owner knows what to change.
+    const rest = card.interfaces.find((i) => i.protocolBinding === 'HTTP+JSON')!;
+    const r = await probe(a.ports.http!, rest);
+    assert.match(r.message, /TaskNotFound at the unprefixed v1\.0 path \/a2a\/rest\/tasks\/\{id\}/);
+    assert.match(r.message, /mount the v0\.3 REST routes under \/v1/);
+  }
 });
 
 both(
@@ -203,6 +210,11 @@ both(
     const r3 = await probe(...grpc!);
     assert.deepEqual(stateAndReason(r3), ['Unimplemented', 'InterfaceUnimplemented']);
     assert.equal(r3.evidence.request, '/a2a.v1.A2AService/GetTask');
+    // Only the v1 service is registered: the message names the missing v0.3 one.
+    assert.match(
+      r3.message,
+      /only lf\.a2a\.v1\.A2AService .*the v0\.3 service a2a\.v1\.A2AService is missing/,
+    );
   },
 );
 

@@ -12,13 +12,29 @@ export interface CheckedInterface {
   reason: string;
   message: string;
   evidence: ProbeEvidence;
+  /** Capability truth (DESIGN 5.4), for a Verified interface: one entry per capability. */
+  capabilities?: CheckedCapability[];
 }
+
+export interface CheckedCapability {
+  capability: string;
+  /** What the card claims. */
+  declared: boolean;
+  /** A CapabilityState: Verified, NotServed, Absent, Undeclared, Inconclusive, NotProbed. */
+  state: string;
+  message: string;
+}
+
+/** `--capabilities`: `Report` (default) only reports capability truth; `Enforce` makes a claim not served inconsistent. */
+export type CapabilityMode = 'Report' | 'Enforce';
 
 export interface CheckReport {
   consistent: boolean;
   card: { shape: CardShape; digest: string };
   findings: { reason: string; message: string }[];
   interfaces: CheckedInterface[];
+  /** Capability claims: every one served as claimed (no NotServed or Inconclusive), and the mode judged in. */
+  capabilities?: { mode: CapabilityMode; consistent: boolean };
 }
 
 /** The `--output json` document: the fields promised, in a fixed order (evidence kept for people). */
@@ -37,7 +53,9 @@ export function reportJson(report: CheckReport): string {
         reason: i.reason,
         message: i.message,
         evidence: i.evidence,
+        ...(i.capabilities ? { capabilities: i.capabilities } : {}),
       })),
+      ...(report.capabilities ? { capabilities: report.capabilities } : {}),
     },
     null,
     2,

@@ -62,6 +62,32 @@ export function renderTable(report: CheckReport): string {
       out.push(`  ${displayText(i.state, 32)}: ${displayText(i.message, MAX.message)}`);
     out.push('');
   }
+  const probed = report.interfaces.filter((i) => i.capabilities && i.capabilities.length > 0);
+  if (probed.length > 0) {
+    out.push('capabilities (found, and what the card claims):');
+    for (const i of probed) {
+      const cells = i.capabilities!.map(
+        (c) =>
+          `${displayText(c.capability, 32)}=${displayText(c.state, 32)}(${c.declared ? 'claimed' : 'not claimed'})`,
+      );
+      out.push(
+        `  ${displayText(i.protocolBinding, MAX.binding)} ${displayText(i.protocolVersion, MAX.version)} ${displayText(i.url, MAX.url)}: ${cells.join(' ')}`,
+      );
+    }
+    const notable = probed.flatMap((i) =>
+      i.capabilities!.filter((c) => c.state !== 'Verified' && c.state !== 'Absent'),
+    );
+    for (const c of notable)
+      out.push(`  ${displayText(c.state, 32)}: ${displayText(c.message, MAX.message)}`);
+    out.push('');
+  }
+  if (report.capabilities && !report.capabilities.consistent) {
+    out.push(
+      report.capabilities.mode === 'Enforce'
+        ? 'capabilities: a claimed capability is not served (--capabilities enforce: inconsistent)'
+        : 'capabilities: a claimed capability is not served (reported only; --capabilities enforce fails on it)',
+    );
+  }
   out.push(
     report.consistent
       ? 'consistent: every declared interface is served'

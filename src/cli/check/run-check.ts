@@ -6,8 +6,10 @@
  * that changes between probes cannot move them elsewhere. At most MAX_INTERFACES interfaces
  * are probed, and the whole run ends by the deadline.
  */
-import { InterfaceReason, InterfaceState, CardReason } from '../../api/conditions.js';
+import { CapabilityState, InterfaceReason, InterfaceState, CardReason } from '../../api/conditions.js';
 import {
+  CAPABILITIES,
+  capabilityClaims,
   cardDigest,
   CardParseError,
   interfaceEligibility,
@@ -20,7 +22,7 @@ import {
 import { MAX_INTERFACES } from '../../controller/interface-map.js';
 import { fetchCard, Prober, type TlsSettings } from '../../probe/index.js';
 import { ExitError } from '../cli-errors.js';
-import type { CheckedInterface, CheckReport } from './check-report.js';
+import type { CapabilityMode, CheckedCapability, CheckedInterface, CheckReport } from './check-report.js';
 import { bareHost, type ConnectToRule } from './connect-to.js';
 import { dialDecision, type DialPolicy } from './dial-policy.js';
 import { Deadline } from './deadline.js';
@@ -41,6 +43,8 @@ export interface CheckOptions {
   tls?: TlsSettings;
   /** Host name to address; default: the system resolver, IPv4 preferred. */
   resolve?: Resolve;
+  /** Capability truth: `Report` (default) or `Enforce` (a claim not served makes the card inconsistent). */
+  capabilities?: CapabilityMode;
 }
 
 const CARD_PATH = '/.well-known/agent-card.json';
@@ -150,6 +154,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
         : {};
     const { card, findings, eligibility, digest } = judgeCard(json, checkOpts);
     const policy = dialPolicy(opts);
+    const claims = capabilityClaims(card.raw);
     const interfaces = await Promise.all(
       card.interfaces.map(async (iface, i): Promise<CheckedInterface> => {
         const base = {
@@ -187,7 +192,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
             evidence: {},
           };
         };
-        return deadline.race(
+        let dialled: string | undefined;
+        const checked = await deadline.race(
           (async (): Promise<CheckedInterface> => {
             const address = await pins.address(decision.host);
             if (typeof address !== 'string') {
@@ -199,6 +205,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
                 evidence: { errorCode: address.code },
               };
             }
+            dialled = address;
             const r = await prober.probe({ address, port: decision.port }, iface, {
               timeoutMs: requestTimeout(opts.timeoutMs, deadline),
               notAfter: deadline.notAfter,
@@ -212,13 +219,52 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
           })(),
           late,
         );
+        if (checked.state !== InterfaceState.Verified || dialled === undefined) return checked;
+        // Capability truth on the served interface: the three calls at once, each bounded like a
+        // probe. Raced apart from the probe, so the deadline cuts only them (NotProbed), never
+        // the interface's own verdict.
+        const address = dialled;
+        const capabilities = await deadline.race(
+          Promise.all(
+            CAPABILITIES.map((c): Promise<CheckedCapability> =>
+              prober.probeCapability({ address, port: decision.port }, iface, c, claims[c], {
+                timeoutMs: requestTimeout(opts.timeoutMs, deadline),
+                notAfter: deadline.notAfter,
+                bearerToken: opts.bearerToken,
+                tls: opts.tls,
+              }),
+            ),
+          ),
+          () => {
+            timedOut = true;
+            return CAPABILITIES.map((c): CheckedCapability => ({
+              capability: c,
+              declared: claims[c],
+              state: CapabilityState.NotProbed,
+              message: `${what}: ${c} not probed (${deadlineText(deadline)})`,
+            }));
+          },
+        );
+        return { ...checked, capabilities };
       }),
     );
     const consistent =
       findings.length === 0 &&
       interfaces.length > 0 &&
       interfaces.every((i) => i.state === InterfaceState.Verified);
-    return { consistent, card: { shape: card.shape, digest }, findings, interfaces };
+    const mode = opts.capabilities ?? 'Report';
+    const capabilitiesConsistent = interfaces.every((i) =>
+      (i.capabilities ?? []).every(
+        (c) => c.state !== CapabilityState.NotServed && c.state !== CapabilityState.Inconclusive,
+      ),
+    );
+    return {
+      consistent: consistent && (mode === 'Report' || capabilitiesConsistent),
+      card: { shape: card.shape, digest },
+      findings,
+      interfaces,
+      capabilities: { mode, consistent: capabilitiesConsistent },
+    };
   } finally {
     deadline.dispose();
     // After a deadline, probes may still hold connections: closing them is not worth waiting for.

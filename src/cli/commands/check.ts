@@ -39,10 +39,15 @@ options:
   --insecure               do not verify TLS certificates
   --output <format>        table (default), json, junit (JUnit XML for CI test reports)
                            or github (GitHub Actions annotations): docs/ci.md
+  --capabilities <report|enforce>
+                           capability truth (streaming, push notifications, extended card
+                           checked per Verified interface): report (default) or enforce (a
+                           claimed capability not served makes the card inconsistent)
   -h, --help               show this help
 
 exit status: 0 every declared interface is Verified and the card has no findings;
-             1 the card is inconsistent (or an interface was cut off by --deadline);
+             1 the card is inconsistent (or an interface was cut off by --deadline; with
+               --capabilities enforce, also a claimed capability not served or unproven);
              2 usage error, or the card cannot be fetched or parsed.
 
 Strings from the card and the agent's answers are printed with control characters escaped;
@@ -107,6 +112,7 @@ async function parseOptions(
         cacert: { type: 'string' },
         insecure: { type: 'boolean' },
         output: { type: 'string', short: 'o' },
+        capabilities: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -160,6 +166,9 @@ async function parseOptions(
   const timeoutMs = values.timeout !== undefined ? parseDuration(values.timeout, '--timeout') : 5000;
   const deadlineMs = values.deadline !== undefined ? parseDuration(values.deadline, '--deadline') : 60_000;
   const cardJson = values.card !== undefined ? await readCardFile(values.card) : undefined;
+  const capabilities = values.capabilities ?? 'report';
+  if (capabilities !== 'report' && capabilities !== 'enforce')
+    throw new UsageError(`--capabilities ${capabilities}: expected report or enforce`);
   return {
     output: output as OutputFormat,
     ...(values.card !== undefined ? { cardFile: values.card } : {}),
@@ -172,6 +181,7 @@ async function parseOptions(
       deadlineMs,
       ...(token !== undefined ? { bearerToken: token } : {}),
       ...(tls ? { tls } : {}),
+      capabilities: capabilities === 'enforce' ? 'Enforce' : 'Report',
     },
   };
 }

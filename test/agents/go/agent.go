@@ -18,6 +18,7 @@ import (
 	grpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 )
@@ -231,12 +232,25 @@ func startAgent(cfg *Config) (*agent, error) {
 		Description:         "A2A test agent (official Go SDK)",
 		Version:             "1.0.0",
 		SupportedInterfaces: interfaces,
-		Capabilities:        a2a.AgentCapabilities{},
+		Capabilities:        declaredCapabilities(cfg.Capabilities),
 		DefaultInputModes:   []string{"text/plain"},
 		DefaultOutputModes:  []string{"text/plain"},
 		Skills:              []a2a.AgentSkill{},
 	}
-	a.handler = a2asrv.NewHandler(echoExecutor{}, a2asrv.WithCallInterceptors(gate{a: a}))
+	served := servedCapabilities(card.Capabilities, cfg.ServedCapabilities)
+	opts := []a2asrv.RequestHandlerOption{
+		a2asrv.WithCallInterceptors(gate{a: a}),
+		// The SDK's own checks: streaming, push and extended card as served, required extensions
+		// on every call (ExtensionSupportRequired when A2A-Extensions lacks one).
+		a2asrv.WithCapabilityChecks(&served),
+	}
+	if served.PushNotifications {
+		opts = append(opts, a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(nil)))
+	}
+	if served.ExtendedAgentCard {
+		opts = append(opts, a2asrv.WithExtendedAgentCard(card))
+	}
+	a.handler = a2asrv.NewHandler(echoExecutor{}, opts...)
 
 	if grpcCfg != nil {
 		a.grpcCfg = grpcCfg
@@ -433,4 +447,38 @@ func (a *agent) close() {
 	for _, c := range a.closers {
 		c()
 	}
+}
+
+// declaredCapabilities: what the card claims (all false when the config says nothing).
+func declaredCapabilities(c *Capabilities) a2a.AgentCapabilities {
+	if c == nil {
+		return a2a.AgentCapabilities{}
+	}
+	out := a2a.AgentCapabilities{
+		Streaming:         c.Streaming,
+		PushNotifications: c.PushNotifications,
+		ExtendedAgentCard: c.ExtendedAgentCard,
+	}
+	for _, e := range c.Extensions {
+		out.Extensions = append(out.Extensions, a2a.AgentExtension{URI: e.URI, Required: e.Required})
+	}
+	return out
+}
+
+// servedCapabilities: the card's claims, overridden where the config makes the card lie.
+func servedCapabilities(declared a2a.AgentCapabilities, s *Served) a2a.AgentCapabilities {
+	out := declared
+	if s == nil {
+		return out
+	}
+	if s.Streaming != nil {
+		out.Streaming = *s.Streaming
+	}
+	if s.PushNotifications != nil {
+		out.PushNotifications = *s.PushNotifications
+	}
+	if s.ExtendedAgentCard != nil {
+		out.ExtendedAgentCard = *s.ExtendedAgentCard
+	}
+	return out
 }

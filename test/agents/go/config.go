@@ -25,6 +25,27 @@ type Config struct {
 	// Go-only: a token that authenticates but is not allowed (ErrUnauthorized: JSON-RPC -31403,
 	// REST 403, gRPC PERMISSION_DENIED), so the permission-denied shape comes from a real server.
 	AuthDeniedToken string `json:"authDeniedToken"`
+	// What the card claims, and (when it differs: a lying card) what the handler serves.
+	Capabilities       *Capabilities `json:"capabilities"`
+	ServedCapabilities *Served       `json:"servedCapabilities"`
+}
+
+type Extension struct {
+	URI      string `json:"uri"`
+	Required bool   `json:"required"`
+}
+
+type Capabilities struct {
+	Streaming         bool        `json:"streaming"`
+	PushNotifications bool        `json:"pushNotifications"`
+	ExtendedAgentCard bool        `json:"extendedAgentCard"`
+	Extensions        []Extension `json:"extensions"`
+}
+
+type Served struct {
+	Streaming         *bool `json:"streaming"`
+	PushNotifications *bool `json:"pushNotifications"`
+	ExtendedAgentCard *bool `json:"extendedAgentCard"`
 }
 
 type TLSFiles struct {

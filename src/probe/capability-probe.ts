@@ -1,0 +1,248 @@
+/**
+ * Sends one capability call (capability-wire.ts) over a pooled HTTP connection or gRPC channel and
+ * reduces the answer to a CapabilityAnswer. A stream is read only to its first event (or message)
+ * and then closed at once; every call ends within the probe timeout.
+ */
+import type { Readable } from 'node:stream';
+import {
+  Metadata,
+  status as GrpcStatus,
+  type Client,
+  type InterceptingCall,
+  type Interceptor,
+  InterceptingCall as Call,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { ProtocolBinding } from '../card/bindings.js';
+import type { Capability } from '../card/card-claims.js';
+import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
+import type { CardInterface } from '../card/parsed-card.js';
+import {
+  CapabilitySignal,
+  grpcCapabilityAnswer,
+  jsonRpcCapabilityAnswer,
+  restCapabilityAnswer,
+  type CapabilityAnswer,
+} from './classify-capability.js';
+import {
+  grpcCapabilityCall as grpcCallFor,
+  jsonRpcCapabilityCall,
+  restCapabilityCall,
+} from './capability-wire.js';
+import { decodeRpcStatus } from './grpc-wire-messages.js';
+import { errorCode } from './transport-failure.js';
+import { extensionHeaders } from './wire-forms.js';
+import type { Dispatcher } from 'undici';
+
+/** Enough for any A2A error or a first event; the rest of a stream is never read. */
+const MAX_CAPABILITY_BODY = 64 * 1024;
+
+export interface CapabilityCallInput {
+  iface: CardInterface;
+  endpoint: InterfaceEndpoint;
+  capability: Capability;
+  taskId: string;
+  timeoutMs: number;
+  bearerToken?: string;
+  signal?: AbortSignal;
+}
+
+export interface CapabilityCallResult {
+  answer: CapabilityAnswer;
+  /** What was sent, for the message. */
+  request: string;
+}
+
+/**
+ * Finds the end of an event stream's first `data:` event (a blank line after it) as bytes
+ * arrive, looking at each byte once: a stream sent a byte at a time costs linear work.
+ */
+export class FirstEventScanner {
+  private tail = ''; // the last few bytes, so a marker split across chunks is seen
+  private seenData = false;
+
+  /** Feeds a chunk; true once the first event with data has ended. */
+  feed(chunk: Buffer): boolean {
+    const text = this.tail + chunk.toString('latin1');
+    let from = 0;
+    if (!this.seenData) {
+      const at = text.indexOf('data:');
+      if (at < 0) {
+        this.tail = text.slice(-4);
+        return false;
+      }
+      this.seenData = true;
+      from = at;
+    }
+    const rest = text.slice(from);
+    if (rest.includes('\n\n') || rest.includes('\n\r\n')) return true;
+    this.tail = text.slice(-4);
+    return false;
+  }
+}
+
+/** Reads until the end, the limit, or (event stream) the end of the first event; then closes the stream. */
+async function readFirst(stream: Readable, eventStream: boolean): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const scanner = eventStream ? new FirstEventScanner() : undefined;
+  try {
+    for await (const chunk of stream) {
+      const buf = chunk as Buffer;
+      chunks.push(buf);
+      size += buf.length;
+      if (size >= MAX_CAPABILITY_BODY) break;
+      if (scanner?.feed(buf)) break;
+    }
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_CAPABILITY_BODY);
+}
+
+export async function sendHttpCapabilityCall(
+  dispatcher: Dispatcher,
+  input: CapabilityCallInput,
+): Promise<CapabilityCallResult> {
+  const { iface, endpoint } = input;
+  const jsonRpc = iface.protocolBinding === ProtocolBinding.JSONRPC;
+  const call = (jsonRpc ? jsonRpcCapabilityCall : restCapabilityCall)(
+    input.capability,
+    iface.protocolVersion,
+    endpoint.path,
+    input.taskId,
+    iface.tenant,
+  );
+  const headers: Record<string, string> = {
+    host: endpoint.authority,
+    'a2a-version': iface.protocolVersion,
+    accept: call.stream
+      ? 'text/event-stream, application/json, application/a2a+json'
+      : jsonRpc
+        ? 'application/json'
+        : 'application/a2a+json, application/json',
+    ...extensionHeaders(iface.protocolVersion, iface.requiredExtensions),
+  };
+  if (call.body !== undefined || (!jsonRpc && call.method === 'POST'))
+    headers['content-type'] = 'application/json';
+  if (input.bearerToken) headers.authorization = `Bearer ${input.bearerToken}`;
+  const signal = input.signal
+    ? AbortSignal.any([AbortSignal.timeout(input.timeoutMs), input.signal])
+    : AbortSignal.timeout(input.timeoutMs);
+  try {
+    const res = await dispatcher.request({
+      method: call.method,
+      path: `${call.path}${endpoint.query}`,
+      headers,
+      body: call.body ?? (!jsonRpc && call.method === 'POST' ? '{}' : undefined),
+      headersTimeout: input.timeoutMs,
+      bodyTimeout: input.timeoutMs,
+      signal,
+    });
+    const ct = res.headers['content-type'];
+    const contentType = Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? '');
+    const body = await readFirst(res.body, /^\s*text\/event-stream/i.test(contentType));
+    const answer = { status: res.statusCode, contentType, body };
+    return {
+      answer: jsonRpc ? jsonRpcCapabilityAnswer(answer) : restCapabilityAnswer(answer),
+      request: call.label,
+    };
+  } catch (err) {
+    return {
+      answer: { signal: CapabilitySignal.Other, shown: `no answer (${errorCode(err) ?? 'UNKNOWN'})` },
+      request: call.label,
+    };
+  }
+}
+
+function reasonsOf(md: Metadata | undefined): string[] {
+  const bin = md?.get('grpc-status-details-bin')[0];
+  if (!Buffer.isBuffer(bin)) return [];
+  try {
+    return decodeRpcStatus(bin).errorInfos.map((e) => e.reason);
+  } catch {
+    return [];
+  }
+}
+
+const isGrpc = (md: Metadata | undefined) => {
+  const ct = md?.get('content-type')[0];
+  return typeof ct === 'string' && ct.startsWith('application/grpc');
+};
+
+export async function sendGrpcCapabilityCall(
+  client: Client,
+  input: CapabilityCallInput,
+): Promise<CapabilityCallResult> {
+  const { iface } = input;
+  const call = grpcCallFor(input.capability, iface.protocolVersion, input.taskId, iface.tenant);
+  const metadata = new Metadata();
+  metadata.set('a2a-version', iface.protocolVersion);
+  for (const [k, v] of Object.entries(extensionHeaders(iface.protocolVersion, iface.requiredExtensions)))
+    metadata.set(k, v);
+  if (input.bearerToken) metadata.set('authorization', `Bearer ${input.bearerToken}`);
+  let headers: Metadata | undefined;
+  const capture: Interceptor = (options, nextCall): InterceptingCall =>
+    new Call(nextCall(options), {
+      start: (md, _listener, next) =>
+        next(md, {
+          onReceiveMetadata: (m, n) => {
+            headers = m;
+            n(m);
+          },
+        }),
+    });
+  const options = { deadline: Date.now() + input.timeoutMs, interceptors: [capture] };
+  const outcome = await new Promise<{ code: number; trailers?: Metadata }>((resolve) => {
+    let done = false;
+    const finish = (o: { code: number; trailers?: Metadata }) => {
+      if (done) return;
+      done = true;
+      input.signal?.removeEventListener('abort', cancel);
+      resolve(o);
+    };
+    let cancel = () => {};
+    if (call.stream) {
+      const stream = client.makeServerStreamRequest(
+        call.method,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        call.request,
+        metadata,
+        options,
+      );
+      cancel = () => stream.cancel();
+      // A first message: the stream is served. Closed at once (nothing is kept open).
+      stream.on('data', () => {
+        finish({ code: GrpcStatus.OK });
+        stream.cancel();
+      });
+      stream.on('error', (err: ServiceError) => finish({ code: err.code, trailers: err.metadata }));
+      stream.on('status', (s: { code: number; metadata: Metadata }) =>
+        finish({ code: s.code, trailers: s.metadata }),
+      );
+    } else {
+      const unary = client.makeUnaryRequest(
+        call.method,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        call.request,
+        metadata,
+        options,
+        (err: ServiceError | null) =>
+          finish(err ? { code: err.code, trailers: err.metadata } : { code: GrpcStatus.OK }),
+      );
+      cancel = () => unary.cancel();
+    }
+    input.signal?.addEventListener('abort', cancel, { once: true });
+  });
+  return {
+    answer: grpcCapabilityAnswer(
+      outcome.code,
+      reasonsOf(outcome.trailers),
+      isGrpc(headers) || isGrpc(outcome.trailers),
+      iface.protocolVersion,
+    ),
+    request: call.method,
+  };
+}

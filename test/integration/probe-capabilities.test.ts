@@ -1,0 +1,124 @@
+/**
+ * Capability truth (DESIGN 5.4, issue 13 item 6) against real agents on both runtimes: each card
+ * claim (streaming, pushNotifications, extendedAgentCard) tested per interface with a
+ * side-effect-free call for a random task id. Served as claimed, absent as claimed, and cards
+ * that lie both ways.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CAPABILITIES,
+  CardParseError,
+  capabilityClaims,
+  parseCard,
+  type ParsedCard,
+} from '../../src/card/index.js';
+import { fetchCard, Prober } from '../../src/probe/index.js';
+import type { CapabilityFlags, DeclaredCapabilities } from '../agents/agent-config.js';
+import { RUNTIMES, startLocalAgent, type LocalAgent, type LocalAgentConfig } from '../harness/local-agent.js';
+
+const LOOPBACK = '127.0.0.1';
+const timeoutMs = 2000;
+let prober: Prober;
+const agents: LocalAgent[] = [];
+
+before(() => {
+  prober = new Prober({ concurrency: 8 });
+});
+after(async () => {
+  await prober.close();
+  for (const a of agents) await a.close();
+});
+
+async function fetchParsed(a: LocalAgent): Promise<ParsedCard> {
+  const r = await fetchCard({
+    address: LOOPBACK,
+    port: a.ports.http!,
+    scheme: 'http',
+    path: '/.well-known/agent-card.json',
+    hostHeader: `agent.internal:${a.ports.http}`,
+    timeoutMs,
+  });
+  assert.equal(r.kind, 'ok');
+  const card = parseCard(r.kind === 'ok' ? r.body : undefined);
+  assert.ok(!(card instanceof CardParseError));
+  return card;
+}
+
+/** `BINDING@version capability=State` for every interface and capability of the agent's card. */
+async function capabilityStates(config: LocalAgentConfig, rt: (typeof RUNTIMES)[number]): Promise<string[]> {
+  const a = await startLocalAgent(rt, config);
+  agents.push(a);
+  const card = await fetchParsed(a);
+  const claims = capabilityClaims(card.raw);
+  const out: string[] = [];
+  for (const i of card.interfaces) {
+    const port = Number(/:(\d+)(?:\/|$)/.exec(i.url)![1]);
+    for (const c of CAPABILITIES) {
+      const v = await prober.probeCapability({ address: LOOPBACK, port }, i, c, claims[c], { timeoutMs });
+      assert.doesNotMatch(
+        v.message,
+        /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/,
+        'no task id',
+      );
+      out.push(`${i.protocolBinding}@${i.protocolVersion} ${c}=${v.state}`);
+    }
+  }
+  return out;
+}
+
+const ALL: DeclaredCapabilities = { streaming: true, pushNotifications: true, extendedAgentCard: true };
+const NONE: CapabilityFlags = { streaming: false, pushNotifications: false, extendedAgentCard: false };
+const bindings = ['JSONRPC@1.0', 'HTTP+JSON@1.0', 'GRPC@1.0'];
+const table = (states: Record<string, string>): string[] =>
+  bindings.flatMap((b) => CAPABILITIES.map((c) => `${b} ${c}=${states[c]}`));
+
+for (const rt of RUNTIMES) {
+  void test(`[${rt}] every capability claimed and served: Verified on every binding`, async () => {
+    assert.deepEqual(
+      await capabilityStates({ grpc: {}, capabilities: ALL }, rt),
+      table({ streaming: 'Verified', pushNotifications: 'Verified', extendedAgentCard: 'Verified' }),
+    );
+  });
+
+  void test(`[${rt}] nothing claimed, nothing served: Absent`, async () => {
+    assert.deepEqual(
+      await capabilityStates({ grpc: {}, capabilities: {} }, rt),
+      table({ streaming: 'Absent', pushNotifications: 'Absent', extendedAgentCard: 'Absent' }),
+    );
+  });
+
+  void test(`[${rt}] a card that claims what the server does not serve: NotServed`, async () => {
+    assert.deepEqual(
+      await capabilityStates({ grpc: {}, capabilities: ALL, servedCapabilities: NONE }, rt),
+      table({ streaming: 'NotServed', pushNotifications: 'NotServed', extendedAgentCard: 'NotServed' }),
+    );
+  });
+
+  void test(`[${rt}] a server that streams and takes push configs while the card says no: Undeclared (reported)`, async () => {
+    assert.deepEqual(
+      await capabilityStates(
+        { grpc: {}, capabilities: {}, servedCapabilities: { streaming: true, pushNotifications: true } },
+        rt,
+      ),
+      table({ streaming: 'Undeclared', pushNotifications: 'Undeclared', extendedAgentCard: 'Absent' }),
+    );
+  });
+}
+
+for (const rt of RUNTIMES) {
+  void test(`[${rt}] v0.3 interfaces (SDK compat layer): the v0.3 calls, every capability Verified`, async () => {
+    const states = await capabilityStates(
+      { grpc: {}, legacyCompat: true, card: { serve: 'hybrid' }, capabilities: ALL },
+      rt,
+    );
+    const v03 = states.filter((s) => s.includes('@0.3 '));
+    // a2a-go serves v0.3 REST without the /v1 prefix (probe-states.test.ts): no route there.
+    const rest = rt === 'go' ? 'NotServed' : 'Verified';
+    assert.deepEqual(v03, [
+      ...CAPABILITIES.map((c) => `JSONRPC@0.3 ${c}=Verified`),
+      ...CAPABILITIES.map((c) => `HTTP+JSON@0.3 ${c}=${rest}`),
+      ...CAPABILITIES.map((c) => `GRPC@0.3 ${c}=Verified`),
+    ]);
+  });
+}
