@@ -10,7 +10,7 @@ import {
   type AgentExecutor,
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
-import type { GetTaskRequest } from '@a2a-js/sdk';
+import type { CancelTaskRequest, GetTaskRequest, SendMessageRequest } from '@a2a-js/sdk';
 import type { AgentConfig, SeenGetTask } from './agent-config.js';
 
 /** Answers every message with one agent message ("ok"): what a real client's sendMessage gets back. */
@@ -39,6 +39,8 @@ const echoExecutor: AgentExecutor = {
 
 export class RecordingRequestHandler extends DefaultRequestHandler {
   readonly seen: SeenGetTask[] = [];
+  /** Every call the handler received, by A2A method name, oldest first (to count replays). */
+  readonly calls: string[] = [];
   constructor(
     card: AgentCard,
     private readonly requireTenant: string | undefined,
@@ -47,7 +49,23 @@ export class RecordingRequestHandler extends DefaultRequestHandler {
     super(card, new InMemoryTaskStore(), echoExecutor);
   }
 
+  override sendMessage(params: SendMessageRequest, context: ServerCallContext) {
+    this.calls.push('SendMessage');
+    return super.sendMessage(params, context);
+  }
+
+  override sendMessageStream(params: SendMessageRequest, context: ServerCallContext) {
+    this.calls.push('SendStreamingMessage');
+    return super.sendMessageStream(params, context);
+  }
+
+  override cancelTask(params: CancelTaskRequest, context: ServerCallContext) {
+    this.calls.push('CancelTask');
+    return super.cancelTask(params, context);
+  }
+
   override async getTask(params: GetTaskRequest, context: ServerCallContext) {
+    this.calls.push('GetTask');
     // JSON-RPC and gRPC carry the tenant in the request; the REST handler puts the path's tenant in the context.
     const tenant = params.tenant || context.tenant || '';
     this.seen.push({ tenant, id: params.id });
