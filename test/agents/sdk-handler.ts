@@ -2,7 +2,7 @@
  * The SDK request handler behind every test agent: a trivial executor, an in-memory store (so
  * every GetTask for a random id is TaskNotFound), and a record of the GetTask calls it saw.
  */
-import { Role, type AgentCard, type AgentInterface } from '@a2a-js/sdk';
+import { Role, TaskState, type AgentCard, type AgentInterface } from '@a2a-js/sdk';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
@@ -37,6 +37,30 @@ const echoExecutor: AgentExecutor = {
   cancelTask: () => Promise.resolve(),
 };
 
+/** Answers every message with a completed Task kept in the handler's store (GetTask finds it). */
+const taskExecutor: AgentExecutor = {
+  execute: async (ctx, bus) => {
+    bus.publish({
+      kind: 'task',
+      data: {
+        id: ctx.taskId,
+        contextId: ctx.contextId,
+        status: {
+          state: TaskState.TASK_STATE_COMPLETED,
+          message: undefined,
+          timestamp: new Date().toISOString(),
+        },
+        artifacts: [],
+        history: [],
+        metadata: undefined,
+      },
+    });
+    bus.finished();
+    return Promise.resolve();
+  },
+  cancelTask: () => Promise.resolve(),
+};
+
 export class RecordingRequestHandler extends DefaultRequestHandler {
   readonly seen: SeenGetTask[] = [];
   /** Every call the handler received, by A2A method name, oldest first (to count replays). */
@@ -45,8 +69,9 @@ export class RecordingRequestHandler extends DefaultRequestHandler {
     card: AgentCard,
     private readonly requireTenant: string | undefined,
     private readonly getTaskError?: AgentConfig['getTaskError'],
+    replyWithTask = false,
   ) {
-    super(card, new InMemoryTaskStore(), echoExecutor);
+    super(card, new InMemoryTaskStore(), replyWithTask ? taskExecutor : echoExecutor);
   }
 
   override sendMessage(params: SendMessageRequest, context: ServerCallContext) {

@@ -177,6 +177,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     sdkCard(config.legacyCompat ? withLegacyMirrors(interfaces) : interfaces),
     config.requireTenant,
     config.getTaskError,
+    config.replyWithTask,
   );
 
   if (config.grpc && ports.grpc !== undefined) {

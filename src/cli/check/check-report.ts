@@ -1,6 +1,7 @@
 /** The result of `a2a-operator check`, and the exact JSON it prints with `--output json`. */
 import type { CardShape } from '../../card/parsed-card.js';
 import type { ProbeEvidence } from '../../probe/probe-result.js';
+import type { ContinuityReport } from './task-continuity.js';
 
 export interface CheckedInterface {
   /** As the card wrote it: credentials are redacted when the report is printed (redact-report.ts). */
@@ -19,6 +20,8 @@ export interface CheckReport {
   card: { shape: CardShape; digest: string };
   findings: { reason: string; message: string }[];
   interfaces: CheckedInterface[];
+  /** Only with `--task-continuity` (which creates a task on the agent). */
+  taskContinuity?: ContinuityReport;
 }
 
 /** The `--output json` document: the fields promised, in a fixed order (evidence kept for people). */
@@ -38,6 +41,7 @@ export function reportJson(report: CheckReport): string {
         message: i.message,
         evidence: i.evidence,
       })),
+      ...(report.taskContinuity ? { taskContinuity: report.taskContinuity } : {}),
     },
     null,
     2,

@@ -26,6 +26,8 @@ import { dialDecision, type DialPolicy } from './dial-policy.js';
 import { Deadline } from './deadline.js';
 import { HostPins, type Resolve } from './host-pins.js';
 import { redactUrlCredentials } from '../../text/redact-credentials.js';
+import type { DialTarget } from '../../probe/dial-target.js';
+import { runTaskContinuity, type VerifiedInterface } from './task-continuity.js';
 
 export interface CheckOptions {
   baseUrl?: URL;
@@ -41,6 +43,8 @@ export interface CheckOptions {
   tls?: TlsSettings;
   /** Host name to address; default: the system resolver, IPv4 preferred. */
   resolve?: Resolve;
+  /** `--task-continuity`: after the probes, send this message and look its task up elsewhere (creates a task). */
+  taskContinuity?: { message: string };
 }
 
 const CARD_PATH = '/.well-known/agent-card.json';
@@ -150,6 +154,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
         : {};
     const { card, findings, eligibility, digest } = judgeCard(json, checkOpts);
     const policy = dialPolicy(opts);
+    const targets: (DialTarget | undefined)[] = [];
     const interfaces = await Promise.all(
       card.interfaces.map(async (iface, i): Promise<CheckedInterface> => {
         const base = {
@@ -199,6 +204,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
                 evidence: { errorCode: address.code },
               };
             }
+            targets[i] = { address, port: decision.port };
             const r = await prober.probe({ address, port: decision.port }, iface, {
               timeoutMs: requestTimeout(opts.timeoutMs, deadline),
               notAfter: deadline.notAfter,
@@ -214,11 +220,35 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
         );
       }),
     );
+    const taskContinuity = opts.taskContinuity
+      ? await runTaskContinuity({
+          raw: card.raw,
+          verified: card.interfaces.flatMap((iface, i): VerifiedInterface[] => {
+            const e = eligibility[i];
+            const target = targets[i];
+            return interfaces[i]?.state === InterfaceState.Verified && e?.eligible && target
+              ? [{ iface, endpoint: e.endpoint, target }]
+              : [];
+          }),
+          prober,
+          timeoutMs: requestTimeout(opts.timeoutMs, deadline),
+          message: opts.taskContinuity.message,
+          ...(opts.bearerToken !== undefined ? { bearerToken: opts.bearerToken } : {}),
+          ...(opts.tls ? { tls: opts.tls } : {}),
+        })
+      : undefined;
     const consistent =
       findings.length === 0 &&
       interfaces.length > 0 &&
-      interfaces.every((i) => i.state === InterfaceState.Verified);
-    return { consistent, card: { shape: card.shape, digest }, findings, interfaces };
+      interfaces.every((i) => i.state === InterfaceState.Verified) &&
+      !taskContinuity?.interfaces.some((i) => i.result === 'TaskNotShared');
+    return {
+      consistent,
+      card: { shape: card.shape, digest },
+      findings,
+      interfaces,
+      ...(taskContinuity ? { taskContinuity } : {}),
+    };
   } finally {
     deadline.dispose();
     // After a deadline, probes may still hold connections: closing them is not worth waiting for.

@@ -12,6 +12,7 @@ import { readCardFile } from '../check/read-card-file.js';
 import { credentialsIn, redactCredentials } from '../../text/redact-credentials.js';
 import { redactReport } from '../check/redact-report.js';
 import { renderTable } from '../check/render-table.js';
+import { renderContinuity } from '../check/task-continuity.js';
 import { runCheck, type CheckOptions } from '../check/run-check.js';
 import type { SecretRedactor } from '../secret-redactor.js';
 
@@ -39,6 +40,11 @@ options:
   --cacert <file>          PEM CA bundle to verify TLS servers with
   --insecure               do not verify TLS certificates
   --output <table|json>    output format (default table)
+  --task-continuity        also check that the verified interfaces share one task store: send
+                           one message over the first (THIS CREATES A TASK on the agent), GetTask
+                           its id over every other, then cancel it where the agent allows;
+                           TaskNotShared on any interface makes the exit status 1
+  --message <text>         the message --task-continuity sends (default: a fixed probe text)
   -h, --help               show this help
 
 exit status: 0 every declared interface is Verified and the card has no findings;
@@ -48,6 +54,8 @@ exit status: 0 every declared interface is Verified and the card has no findings
 Strings from the card and the agent's answers are printed with control characters escaped;
 credentials in URLs and the token are printed as ***.
 `;
+
+const DEFAULT_CONTINUITY_MESSAGE = 'a2a-operator check --task-continuity: please ignore';
 
 /** A bearer token is one line; a file this large is not one (and is not read further). */
 export const MAX_TOKEN_FILE_BYTES = 64 * 1024;
@@ -107,6 +115,8 @@ async function parseOptions(
         cacert: { type: 'string' },
         insecure: { type: 'boolean' },
         output: { type: 'string', short: 'o' },
+        'task-continuity': { type: 'boolean' },
+        message: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -160,6 +170,8 @@ async function parseOptions(
   const timeoutMs = values.timeout !== undefined ? parseDuration(values.timeout, '--timeout') : 5000;
   const deadlineMs = values.deadline !== undefined ? parseDuration(values.deadline, '--deadline') : 60_000;
   const cardJson = values.card !== undefined ? await readCardFile(values.card) : undefined;
+  if (values.message !== undefined && !values['task-continuity'])
+    throw new UsageError('--message is only sent with --task-continuity');
   return {
     output,
     opts: {
@@ -171,6 +183,9 @@ async function parseOptions(
       deadlineMs,
       ...(token !== undefined ? { bearerToken: token } : {}),
       ...(tls ? { tls } : {}),
+      ...(values['task-continuity']
+        ? { taskContinuity: { message: values.message ?? DEFAULT_CONTINUITY_MESSAGE } }
+        : {}),
     },
   };
 }
@@ -189,7 +204,10 @@ export const command: Command = {
     for (const secret of report.interfaces.flatMap((i) => credentialsIn(i.url))) io.secrets.add(secret, 4);
     const redact = (text: string) => io.secrets.redact(redactCredentials(text));
     const shown = redactReport(report, redact);
-    const text = parsed.output === 'json' ? reportJson(shown) : renderTable(shown);
+    const text =
+      parsed.output === 'json'
+        ? reportJson(shown)
+        : renderTable(shown) + (shown.taskContinuity ? renderContinuity(shown.taskContinuity) : '');
     io.stdout.write(io.secrets.redact(text));
     return report.consistent ? 0 : 1;
   },
