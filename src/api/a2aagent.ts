@@ -136,6 +136,11 @@ export const ProbeSettings = z
       description:
         'Consecutive failed probes before a verified interface is withdrawn. Confirmation reprobes run about a second apart, not a whole period.',
     }),
+    // issue 17: opt-in, side-effecting (it sends a real message).
+    taskContinuity: z.enum(['Off', 'Once']).default('Off').meta({
+      description:
+        'Once: for each new card digest, send one message over the first verified interface of one pod (this CREATES A TASK on the agent), look its task up with GetTask over every other verified interface, cancel it where allowed, and report the TaskContinuity condition (not part of Ready). Off (default): never.',
+    }),
   })
   .meta({
     description: 'Probe timing.',
@@ -255,7 +260,12 @@ export const A2AAgentSpec = z
         'x-kubernetes-list-type': 'set',
       }),
     // Full defaults (not {}): the API server evaluates the CEL rule on the default itself.
-    probe: ProbeSettings.default({ periodSeconds: 30, timeoutSeconds: 3, failureThreshold: 2 }),
+    probe: ProbeSettings.default({
+      periodSeconds: 30,
+      timeoutSeconds: 3,
+      failureThreshold: 2,
+      taskContinuity: 'Off',
+    }),
     tls: TLSSettings.optional(),
     auth: AuthSettings.optional(),
     routing: RoutingSettings.default({ mode: 'Enforce', authRequired: 'Advertise' }),

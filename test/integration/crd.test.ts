@@ -37,7 +37,12 @@ describe('A2AAgent CRD on a real API server', () => {
     assert.equal(res.code, 0, res.stderr);
     const got = await cluster.kubectl(['get', 'a2a', 'billing', '-n', ns, '-o', 'json']);
     const obj = JSON.parse(got.stdout) as { spec: Record<string, Record<string, unknown>> };
-    assert.deepEqual(obj.spec.probe, { periodSeconds: 30, timeoutSeconds: 3, failureThreshold: 2 });
+    assert.deepEqual(obj.spec.probe, {
+      periodSeconds: 30,
+      timeoutSeconds: 3,
+      failureThreshold: 2,
+      taskContinuity: 'Off',
+    });
     assert.equal(obj.spec.card?.path, '/.well-known/agent-card.json');
     assert.equal(obj.spec.card?.scheme, 'HTTP');
     assert.equal(obj.spec.routing?.mode, 'Enforce');

@@ -15,7 +15,12 @@ test('spec defaults come from the schema', () => {
     ports: [{ name: 'http', port: 8080 }],
     card: { port: 'http' },
   });
-  assert.deepEqual(spec.probe, { periodSeconds: 30, timeoutSeconds: 3, failureThreshold: 2 });
+  assert.deepEqual(spec.probe, {
+    periodSeconds: 30,
+    timeoutSeconds: 3,
+    failureThreshold: 2,
+    taskContinuity: 'Off',
+  });
   assert.equal(spec.card.path, '/.well-known/agent-card.json');
   assert.equal(spec.card.scheme, 'HTTP');
   assert.equal(spec.routing.mode, 'Enforce');

@@ -1,7 +1,7 @@
 /** The result of `a2a-operator check`, and the exact JSON it prints with `--output json`. */
 import type { CardShape } from '../../card/parsed-card.js';
 import type { ProbeEvidence } from '../../probe/probe-result.js';
-import type { ContinuityReport } from './task-continuity.js';
+import type { ContinuityReport } from '../../client/task-continuity.js';
 
 export interface CheckedInterface {
   /** As the card wrote it: credentials are redacted when the report is printed (redact-report.ts). */

@@ -27,7 +27,7 @@ import { Deadline } from './deadline.js';
 import { HostPins, type Resolve } from './host-pins.js';
 import { redactUrlCredentials } from '../../text/redact-credentials.js';
 import type { DialTarget } from '../../probe/dial-target.js';
-import { runTaskContinuity, type VerifiedInterface } from './task-continuity.js';
+import { runTaskContinuity, type VerifiedInterface } from '../../client/task-continuity.js';
 
 export interface CheckOptions {
   baseUrl?: URL;

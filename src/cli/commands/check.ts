@@ -12,7 +12,7 @@ import { readCardFile } from '../check/read-card-file.js';
 import { credentialsIn, redactCredentials } from '../../text/redact-credentials.js';
 import { redactReport } from '../check/redact-report.js';
 import { renderTable } from '../check/render-table.js';
-import { renderContinuity } from '../check/task-continuity.js';
+import { renderContinuity } from '../../client/task-continuity.js';
 import { runCheck, type CheckOptions } from '../check/run-check.js';
 import type { SecretRedactor } from '../secret-redactor.js';
 

@@ -1,20 +1,21 @@
 /**
- * `check --task-continuity`: do the interfaces of one card share one task store (seeds/003: a
- * task created over JSON-RPC must be found over gRPC)? Sends one message over the first
+ * Task continuity (`check --task-continuity`, `spec.probe.taskContinuity: Once`): do the
+ * interfaces of one card share one task store (seeds/003: a task created over JSON-RPC must be
+ * found over gRPC)? Sends one message over the first
  * verified interface (this creates a task on the agent: opt-in only), asks every other verified
  * interface for that task with GetTask (the probes' own request, with the real id), then
  * cancels the task where the agent allows it.
  */
 import { Pool, fetch as undiciFetch } from 'undici';
-import type { CardInterface, InterfaceEndpoint } from '../../card/index.js';
-import type { DialTarget } from '../../probe/dial-target.js';
-import type { ProbeResult } from '../../probe/probe-result.js';
-import type { Prober } from '../../probe/prober.js';
-import { checkIdentityFor, isIpLiteral, type TlsSettings } from '../../probe/tls-settings.js';
-import { ProtocolBinding } from '../../card/index.js';
-import { createInterfaceClient } from '../../client/interface-client.js';
-import type { Candidate } from '../../client/candidates.js';
-import { displayText } from '../../text/display-text.js';
+import type { CardInterface, InterfaceEndpoint } from '../card/index.js';
+import type { DialTarget } from '../probe/dial-target.js';
+import type { ProbeResult } from '../probe/probe-result.js';
+import type { Prober } from '../probe/prober.js';
+import { checkIdentityFor, isIpLiteral, type TlsSettings } from '../probe/tls-settings.js';
+import { ProtocolBinding } from '../card/index.js';
+import { createInterfaceClient } from './interface-client.js';
+import type { Candidate } from './candidates.js';
+import { displayText } from '../text/display-text.js';
 
 export const ContinuityResult = {
   /** GetTask over this interface found the task created over the origin. */
@@ -258,4 +259,30 @@ export function renderContinuity(r: ContinuityReport): string {
     lines.push(`  ${i.result.padEnd(22)} ${i.protocolBinding} ${i.url}: ${i.message}`);
   lines.push(`  cancel: ${r.cancel.result}: ${r.cancel.message}`);
   return `${lines.map((l) => displayText(l, 2000)).join('\n')}\n`;
+}
+
+/** One verdict for the whole card (the operator's TaskContinuity condition). */
+export function continuitySummary(r: ContinuityReport): { result: ContinuityResult; message: string } {
+  if (r.problem) return { result: ContinuityResult.TaskContinuityUnknown, message: r.problem };
+  const not = r.interfaces.filter((i) => i.result === ContinuityResult.TaskNotShared);
+  const unknown = r.interfaces.filter((i) => i.result === ContinuityResult.TaskContinuityUnknown);
+  const origin = r.origin ? `${r.origin.protocolBinding} ${r.origin.url}` : 'the origin';
+  const list = (xs: ContinuityInterface[]) => xs.map((i) => `${i.protocolBinding} ${i.url}`).join(', ');
+  const cancel = `; cancel: ${r.cancel.result}`;
+  if (not.length > 0) {
+    return {
+      result: ContinuityResult.TaskNotShared,
+      message: `a task created over ${origin} is not found over ${list(not)}: those interfaces use another task store${cancel}`,
+    };
+  }
+  if (unknown.length > 0 || r.interfaces.length === 0) {
+    return {
+      result: ContinuityResult.TaskContinuityUnknown,
+      message: `not proven over ${list(unknown) || 'any other interface'}: ${unknown[0]?.message ?? 'no other verified interface'}${cancel}`,
+    };
+  }
+  return {
+    result: ContinuityResult.TaskShared,
+    message: `a task created over ${origin} is found over ${list(r.interfaces)}${cancel}`,
+  };
 }
