@@ -105,6 +105,13 @@ export async function classifySdkFailure(
     if (capture.fetchError !== undefined) {
       return classifyCallFailure({ kind: 'transport', error: capture.fetchError }, ctx);
     }
+    if (
+      capture.http &&
+      capture.http.status < 300 &&
+      capture.http.contentType.startsWith('text/event-stream')
+    ) {
+      return classifyCallFailure({ kind: 'stream', error: err }, ctx);
+    }
     if (capture.http) {
       let body: Buffer;
       try {

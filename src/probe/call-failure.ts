@@ -31,7 +31,9 @@ export type CallAnswer =
       dispatched: boolean;
     }
   /** No answer: the connection, TLS or HTTP framing failed (the error's `code` decides). */
-  | { kind: 'transport'; error: unknown };
+  | { kind: 'transport'; error: unknown }
+  /** An event stream was accepted (2xx `text/event-stream`) and then failed: the agent was working on it. */
+  | { kind: 'stream'; error: unknown };
 
 export interface CallContext {
   /** `JSONRPC SendMessage at agent.internal:8443/a2a/jsonrpc`, for messages. */
@@ -92,6 +94,15 @@ function classifyAnswer(answer: CallAnswer, ctx: CallContext): CallVerdict {
           : classifyRest(answer.answer, httpCtx);
       return { verdict: v, requestSent: true };
     }
+    case 'stream':
+      return {
+        verdict: verdict(
+          InterfaceState.Inconclusive,
+          `${ctx.what}: the event stream failed after the agent accepted it (${errorCode(answer.error) ?? 'no code'})`,
+          { request: ctx.request },
+        ),
+        requestSent: true,
+      };
     case 'transport': {
       const v = classifyTransportFailure(answer.error, {
         what: ctx.what,

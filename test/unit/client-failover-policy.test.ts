@@ -227,6 +227,21 @@ void test('call failures: the probes classifiers, and whether the request may ha
       true,
     ],
     [
+      'an accepted event stream that breaks',
+      classifyCallFailure({ kind: 'stream', error: new Error('x') }, ctx),
+      'Inconclusive',
+      true,
+    ],
+    [
+      'an accepted event stream that carries an A2A error',
+      classifyCallFailure(
+        { kind: 'stream', error: new Error('x') },
+        { ...ctx, a2aReason: 'UNSUPPORTED_OPERATION' },
+      ),
+      'Verified',
+      true,
+    ],
+    [
       'gRPC UNIMPLEMENTED',
       classifyCallFailure(
         { kind: 'grpc', code: 12, details: '', grpcContentType: true, dispatched: true },
