@@ -187,7 +187,13 @@ export async function runTaskContinuity(input: ContinuityInput): Promise<Continu
             extensions: [],
             referenceTaskIds: [],
           },
-          configuration: undefined,
+          // Answered at once with the task: an agent whose task runs long does not hold the
+          // check until it ends, and a task still working can be cancelled.
+          configuration: {
+            acceptedOutputModes: [],
+            taskPushNotificationConfig: undefined,
+            returnImmediately: true,
+          },
           metadata: undefined,
         } as unknown as Parameters<typeof client.sendMessage>[0],
         options,
@@ -249,7 +255,7 @@ export async function runTaskContinuity(input: ContinuityInput): Promise<Continu
 
 /** Lines for the table output. */
 export function renderContinuity(r: ContinuityReport): string {
-  const lines = [`task continuity (${r.note}):`];
+  const lines = [``, `task continuity (${r.note}):`];
   if (r.origin)
     lines.push(
       `  origin ${r.origin.protocolBinding} ${r.origin.url}${r.taskId ? ` created task ${r.taskId}` : ''}`,
