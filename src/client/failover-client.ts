@@ -252,6 +252,8 @@ export class FailoverClient {
     if (!client) {
       client = createInterfaceClient(this.loaded.parsed.raw, c, this.transport);
       this.clients.set(c, client);
+      // A failed creation is not kept: the next call tries again.
+      client.catch(() => this.clients.delete(c));
     }
     return client;
   }

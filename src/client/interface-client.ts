@@ -130,8 +130,8 @@ export async function classifySdkFailure(
         ctx,
       );
     }
-    // Failed before any fetch (the SDK refused the input): nothing was sent.
-    return classifyCallFailure({ kind: 'transport', error: err }, ctx);
+    // No fetch was made (the SDK refused the input, or no client could be built): nothing was sent.
+    return { ...classifyCallFailure({ kind: 'transport', error: err }, ctx), requestSent: false };
   }
   const status = (err as { status?: unknown; code?: unknown } | null) ?? {};
   const code =
