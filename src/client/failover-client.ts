@@ -27,6 +27,11 @@ export interface FailoverClientOptions {
   serviceParameters?: Record<string, string>;
   /** At most one background card refresh per this many ms (default 30 000). */
   cardRefreshIntervalMs?: number;
+  /**
+   * Bound of one attempt of a unary call (default 60 000 ms). Running out is an ambiguous
+   * failure (the agent may be working on it): returned, not replayed. Streams have none.
+   */
+  callTimeoutMs?: number;
   /** Bound of the dial that names a gRPC connection failure (default 3 000 ms). */
   diagnosisTimeoutMs?: number;
   /** Clock for the refresh throttle (tests). */
@@ -165,27 +170,42 @@ export class FailoverClient {
     return this.unary(
       'SendMessage',
       messageTaskId(params),
-      (c) => c.sendMessage(params, this.with(options)),
+      (c, signal) => c.sendMessage(params, this.with(options, signal)),
       options,
     );
   }
 
   getTask(params: Parameters<Client['getTask']>[0], options?: RequestOptions): ReturnType<Client['getTask']> {
-    return this.unary('GetTask', params.id, (c) => c.getTask(params, this.with(options)), options);
+    return this.unary(
+      'GetTask',
+      params.id,
+      (c, signal) => c.getTask(params, this.with(options, signal)),
+      options,
+    );
   }
 
   cancelTask(
     params: Parameters<Client['cancelTask']>[0],
     options?: RequestOptions,
   ): ReturnType<Client['cancelTask']> {
-    return this.unary('CancelTask', params.id, (c) => c.cancelTask(params, this.with(options)), options);
+    return this.unary(
+      'CancelTask',
+      params.id,
+      (c, signal) => c.cancelTask(params, this.with(options, signal)),
+      options,
+    );
   }
 
   listTasks(
     params: Parameters<Client['listTasks']>[0],
     options?: RequestOptions,
   ): ReturnType<Client['listTasks']> {
-    return this.unary('ListTasks', undefined, (c) => c.listTasks(params, this.with(options)), options);
+    return this.unary(
+      'ListTasks',
+      undefined,
+      (c, signal) => c.listTasks(params, this.with(options, signal)),
+      options,
+    );
   }
 
   /** Never replayed: a failure, even before the first event, ends the stream (with the task id seen so far). */
@@ -228,10 +248,11 @@ export class FailoverClient {
     }
   }
 
-  private with(options: RequestOptions | undefined): RequestOptions | undefined {
-    if (!this.opts.serviceParameters) return options;
+  private with(options: RequestOptions | undefined, signal?: AbortSignal): RequestOptions | undefined {
+    const withSignal = signal ? { ...options, signal } : options;
+    if (!this.opts.serviceParameters) return withSignal;
     return {
-      ...options,
+      ...withSignal,
       serviceParameters: { ...this.opts.serviceParameters, ...options?.serviceParameters },
     };
   }
@@ -310,7 +331,7 @@ export class FailoverClient {
   private async unary<T>(
     operation: string,
     taskId: string | undefined,
-    run: (client: Client) => Promise<T>,
+    run: (client: Client, signal: AbortSignal) => Promise<T>,
     options: RequestOptions | undefined,
   ): Promise<T> {
     const { candidates, skipped } = this.list;
@@ -320,9 +341,11 @@ export class FailoverClient {
     for (const i of attemptOrder(this.startIndex(candidates), candidates.length)) {
       const c = candidates[i]!;
       const capture: CallCapture = {};
+      const timeout = AbortSignal.timeout(this.opts.callTimeoutMs ?? 60_000);
+      const signal = options?.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
       try {
         const client = await this.clientFor(c);
-        const result = await callCapture.run(capture, () => run(client));
+        const result = await callCapture.run(capture, () => run(client, signal));
         this.current = c;
         this.finish({ operation, outcome: CallOutcome.Served, servedBy: ref(c), attempts, skipped });
         return result;

@@ -9,7 +9,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CallOutcome, FailoverCallError, FailoverClient } from '../../src/client/index.js';
-import { dropAfterGrpcRequestServer, dropAfterRequestServer } from '../agents/raw-listeners.js';
+import {
+  dropAfterGrpcRequestServer,
+  dropAfterRequestServer,
+  hangingServer,
+} from '../agents/raw-listeners.js';
 import { RUNTIMES, startLocalAgent, type LocalAgent, type LocalAgentConfig } from '../harness/local-agent.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -23,7 +27,9 @@ async function agent(rt: (typeof RUNTIMES)[number], config: LocalAgentConfig = {
   return a;
 }
 
-async function listen(server: Server | ReturnType<typeof dropAfterGrpcRequestServer>): Promise<number> {
+async function listen(
+  server: Server | ReturnType<typeof dropAfterGrpcRequestServer> | ReturnType<typeof hangingServer>,
+): Promise<number> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   closers.push(() => new Promise<void>((r) => server.close(() => r())));
   return (server.address() as AddressInfo).port;
@@ -181,6 +187,22 @@ for (const rt of RUNTIMES) {
     assert.deepEqual(drop.requests, ['/lf.a2a.v1.A2AService/SendMessage']);
     assert.equal(await sends(a), 0);
     assert.equal(client.selected?.protocolBinding, 'JSONRPC');
+  });
+
+  void test(`[${rt}] an attempt that gets no answer in time is Ambiguous (Timeout), not replayed`, async () => {
+    const a = await agent(rt);
+    const hang = hangingServer();
+    const hangPort = await listen(hang);
+    const client = await FailoverClient.create(
+      { card: card([jsonrpc(hangPort), jsonrpc(a.ports.http!)]) },
+      { callTimeoutMs: 1000 },
+    );
+    const err = await failure(client.sendMessage(message('task-known-2')));
+    assert.equal(err.outcome, CallOutcome.Ambiguous);
+    assert.equal(err.report.attempts[0]!.state, 'Timeout');
+    assert.equal(err.taskId, 'task-known-2');
+    assert.equal(await sends(a), 0);
+    assert.equal(client.selected?.url, jsonrpc(a.ports.http!).url);
   });
 
   void test(`[${rt}] a stream is never replayed, not even after a refused connection`, async () => {
