@@ -139,6 +139,37 @@ for (const rt of RUNTIMES) {
     assert.equal(await sends(a), 2);
   });
 
+  void test(`[${rt}] the seed card itself (v0.3): preferredTransport GRPC is a hint over additionalInterfaces, the unregistered gRPC fails as Unimplemented, JSON-RPC serves`, async () => {
+    const a = await agent(rt, { grpc: { register: false }, legacyCompat: true });
+    const rpc = `http://127.0.0.1:${a.ports.http}/a2a/jsonrpc`;
+    const client = await FailoverClient.create({
+      card: {
+        name: 'seed-agent',
+        protocolVersion: '0.3.0',
+        url: rpc,
+        preferredTransport: 'GRPC',
+        additionalInterfaces: [
+          { url: rpc, transport: 'JSONRPC' },
+          { url: `http://127.0.0.1:${a.ports.grpc}`, transport: 'GRPC' },
+        ],
+        capabilities: {},
+        skills: [],
+      },
+    });
+    assert.deepEqual(
+      client.skipped.map((x) => `${x.protocolBinding} ${x.reason}`),
+      ['GRPC PreferredTransportNotDeclared'],
+    );
+    await client.sendMessage(message());
+    const r = client.lastReport!;
+    assert.equal(r.servedBy?.protocolBinding, 'JSONRPC');
+    assert.deepEqual(
+      r.attempts.map((x) => `${x.interface.protocolBinding}=${x.state}`),
+      ['GRPC=Unimplemented'],
+    );
+    assert.equal(await sends(a), 1);
+  });
+
   void test(`[${rt}] UNAUTHENTICATED is returned at once, never retried on another binding or agent`, async () => {
     const locked = await agent(rt, { grpc: {}, authToken: 's3cret' });
     const open = await agent(rt);
