@@ -148,6 +148,11 @@ export const ProbeSettings = z
       description:
         'Capability truth (streaming, pushNotifications, extendedAgentCard checked per verified interface with side-effect-free calls). Report (default): status.capabilities and the CapabilitiesVerified condition only. Enforce: CapabilitiesVerified is part of Ready, and a claimed capability not served is set false in the advertised card.',
     }),
+    // issue 17: opt-in, side-effecting (it sends a real message).
+    taskContinuity: z.enum(['Off', 'Once']).default('Off').meta({
+      description:
+        'Once: for each new card digest, send one message over the first verified interface of one pod (this CREATES A TASK on the agent), look its task up with GetTask over every other verified interface, cancel it where allowed, and report the TaskContinuity condition (not part of Ready). Off (default): never.',
+    }),
   })
   .meta({
     description: 'Probe timing.',
@@ -273,6 +278,7 @@ export const A2AAgentSpec = z
       timeoutSeconds: 3,
       failureThreshold: 2,
       failOn: 'AllPods',
+      taskContinuity: 'Off',
     }),
     tls: TLSSettings.optional(),
     auth: AuthSettings.optional(),

@@ -20,6 +20,8 @@ export const ConditionType = {
   Reconciling: 'Reconciling',
   /** kstatus: a verdict that will not change without a change to the agent or spec; abnormal-true. */
   Stalled: 'Stalled',
+  /** spec.probe.taskContinuity: Once: the verified interfaces share one task store. Not part of Ready. */
+  TaskContinuity: 'TaskContinuity',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -114,6 +116,15 @@ export const Reason = {
    * Stalled=False): not a pipeline failure unless spec.probe.failOn is AnyPod.
    */
   PartialFailure: 'PartialFailure',
+  // TaskContinuity (spec.probe.taskContinuity: Once)
+  /** Every other verified interface found the task created over the first. */
+  TaskShared: 'TaskShared',
+  /** Some verified interface answered TaskNotFound for it: another task store. */
+  TaskNotShared: 'TaskNotShared',
+  /** No interface disproved it, but some answer proved nothing (auth, error, timeout), or no task was created. */
+  TaskContinuityUnknown: 'TaskContinuityUnknown',
+  /** Not run yet for the current card (no verified interface, or waiting for the card to settle). */
+  TaskContinuityPending: 'TaskContinuityPending',
   // Reconciling
   Probing: 'Probing',
   // True reasons

@@ -9,6 +9,7 @@
 import type { ProbeRecord } from './probe-memory.js';
 import type { PodCard } from './observed.js';
 import type { CapabilityFinding } from './probe-backend.js';
+import type { ConditionInput } from '../api/condition-helpers.js';
 
 export interface CardMemory {
   /** Last good card, kept through unconfirmed fetch failures. */
@@ -33,6 +34,8 @@ export interface AgentMemory {
   /** UID of the agent object the records were made for. */
   uid?: string;
   pods: Map<string, PodMemory>;
+  /** spec.probe.taskContinuity: the card digest it last ran for, and its condition. */
+  continuity?: { digest: string; condition: ConditionInput };
 }
 
 export class MemoryStore {

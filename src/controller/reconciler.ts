@@ -76,6 +76,8 @@ import {
   type SpecProblem,
 } from './observed.js';
 import { seedFromRouting } from './probe-memory.js';
+import { nextCondition } from '../api/condition-helpers.js';
+import { taskContinuityCondition, type ContinuityBackend } from './task-continuity.js';
 
 /**
  * Observations checked against the pod cache after probing (probes take time): a pod that left
@@ -129,6 +131,8 @@ export interface ReconcilerDeps {
   now?: () => number;
   observer?: ReconcileObserver;
   signer?: CardSigner;
+  /** spec.probe.taskContinuity: Once (task-continuity.ts); without it the condition is never written. */
+  continuity?: ContinuityBackend;
 }
 
 /** Floor on requeue delays so a burst of due probes does not spin the queue. */
@@ -305,6 +309,26 @@ export class AgentReconciler {
       now: new Date(this.now()),
     });
     this.deps.observer?.decided?.(key, decision, spec.routing.mode === 'Enforce');
+    const continuity = this.deps.continuity
+      ? await taskContinuityCondition({
+          key,
+          spec,
+          memory,
+          previous: agent.status?.conditions,
+          digest: decision.status.card?.digest,
+          observations,
+          mapContext: { spec, namespace, serviceName },
+          credentials: resolved.credentials,
+          backend: this.deps.continuity,
+        })
+      : undefined;
+    if (continuity) {
+      const now = new Date(this.now()).toISOString();
+      decision.status.conditions = [
+        ...(decision.status.conditions ?? []),
+        nextCondition(agent.status?.conditions, continuity, generation, now),
+      ];
+    }
 
     const signed = async (c: AdvertisedCard | undefined): Promise<SignedCard> => {
       if (!c || !c.changed || !signingKey || !this.deps.signer) return { card: c };

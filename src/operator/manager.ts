@@ -23,6 +23,7 @@ import { displayText } from '../text/display-text.js';
 import { createHealthServer, parseListenAddress } from './health-server.js';
 import { InformerSet } from './informer-set.js';
 import { LiveProbeBackend } from './live-probe-backend.js';
+import { LiveContinuityBackend } from './live-continuity-backend.js';
 import { OperatorMetrics } from './metrics.js';
 
 export interface ManagerOptions {
@@ -122,6 +123,7 @@ export class Manager {
       pods: this.pods,
       owned: { services: this.services, slices: this.slices, configMaps: this.configMaps },
       backend: new LiveProbeBackend(this.prober, (b, s, ms) => this.metrics.probeDone(b, s, ms)),
+      continuity: new LiveContinuityBackend(this.prober),
       events: this.events,
       log,
       signer: opts.signer,

@@ -57,6 +57,11 @@ export interface ProbeOptions {
   signal?: AbortSignal;
   bearerToken?: string;
   tls?: TlsSettings;
+  /**
+   * GetTask for this id instead of a random one: the task-continuity check asks every interface
+   * for a task created over another. Probes never set it.
+   */
+  taskId?: string;
 }
 
 /** A card fetch the prober did not make (or gave up on): no fact about the card, fetch it next time. */
@@ -200,7 +205,7 @@ export class Prober {
     iface: CardInterface,
     opts: ProbeOptions,
   ): Promise<{ verdict: Verdict; retryable: boolean }> {
-    const taskId = randomUUID();
+    const taskId = opts.taskId ?? randomUUID();
     const outcome = await this.attemptWith(taskId, target, iface, opts);
     return { ...outcome, verdict: withoutUrlCredentials(withoutTaskId(outcome.verdict, taskId)) };
   }

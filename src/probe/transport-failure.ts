@@ -133,3 +133,24 @@ export function classifyTransportFailure(err: unknown, ctx: TransportContext): V
   }
   return verdict(InterfaceState.Inconclusive, `${ctx.what}: transport failure ${code}`, evidence);
 }
+
+/**
+ * Codes that prove the request never left the client: the connection or its TLS handshake
+ * failed. Any other failure (a reset, a closed socket, a timeout waiting for the answer) may
+ * come after the server read the request, so a caller must not assume it was not acted on.
+ */
+const beforeRequestCodes = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL',
+]);
+
+export function failedBeforeRequest(code: string): boolean {
+  return beforeRequestCodes.has(code) || certificateCodes.has(code) || plaintextPeerCodes.has(code);
+}

@@ -111,6 +111,8 @@ export interface AgentConfig {
    * INTERNAL body; gRPC INTERNAL with the metadata in the details). The card stays normal.
    */
   echoHeaders?: boolean;
+  /** Answer each message with a completed Task kept in the agent's own store (JS only), not a Message. */
+  replyWithTask?: boolean;
   /** `capabilities` of the card. Default: all false, no extensions. */
   capabilities?: DeclaredCapabilities;
   /**

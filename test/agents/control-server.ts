@@ -32,6 +32,7 @@ export function controlServer(agent: RunningAgent): Server {
         return reply(200, {
           ports: agent.ports,
           seen: agent.seen,
+          calls: agent.calls,
           connections: agent.connections,
           cardStreams: agent.cardStreams,
           authorizations: agent.authorizations,

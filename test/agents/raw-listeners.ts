@@ -1,5 +1,6 @@
 /** Listeners that are not A2A at all: a plain web server, and a socket that never answers. */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createH2Server, type Http2Server } from 'node:http2';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 
 export function plainHttpServer(): HttpServer {
@@ -38,4 +39,38 @@ export function h2GarbageServer(): TcpServer & { sockets: Set<Socket> } {
     });
   });
   return server;
+}
+
+/**
+ * Reads each HTTP request to its end, counts it, then destroys the connection without a byte
+ * of answer: the agent got the request and may have acted on it, the client sees a reset.
+ */
+export function dropAfterRequestServer(): HttpServer & { requests: string[] } {
+  const requests: string[] = [];
+  const server = createHttpServer((req) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      requests.push(`${req.method ?? ''} ${req.url ?? ''} ${body.slice(0, 200)}`);
+      req.socket.destroy();
+    });
+  });
+  return Object.assign(server, { requests });
+}
+
+/**
+ * The same over HTTP/2 (plaintext, what a gRPC client speaks): reads each stream's first
+ * message frame, counts it, then destroys the whole session without answering.
+ */
+export function dropAfterGrpcRequestServer(): Http2Server & { requests: string[] } {
+  const requests: string[] = [];
+  const server = createH2Server();
+  server.on('stream', (stream, headers) => {
+    stream.once('data', () => {
+      requests.push(String(headers[':path'] ?? ''));
+      stream.session?.destroy();
+    });
+  });
+  server.on('sessionError', () => {});
+  return Object.assign(server, { requests });
 }

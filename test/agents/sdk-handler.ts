@@ -2,7 +2,7 @@
  * The SDK request handler behind every test agent: a trivial executor, an in-memory store (so
  * every GetTask for a random id is TaskNotFound), and a record of the GetTask calls it saw.
  */
-import { Role, type AgentCard, type AgentInterface } from '@a2a-js/sdk';
+import { Role, TaskState, type AgentCard, type AgentInterface } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
@@ -10,7 +10,7 @@ import {
   type AgentExecutor,
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
-import type { GetTaskRequest } from '@a2a-js/sdk';
+import type { CancelTaskRequest, GetTaskRequest, SendMessageRequest } from '@a2a-js/sdk';
 import type { AgentConfig, SeenGetTask } from './agent-config.js';
 
 /** Answers every message with one agent message ("ok"): what a real client's sendMessage gets back. */
@@ -37,27 +37,78 @@ const echoExecutor: AgentExecutor = {
   cancelTask: () => Promise.resolve(),
 };
 
+/** Answers every message with a completed Task kept in the handler's store (GetTask finds it). */
+const taskExecutor: AgentExecutor = {
+  execute: async (ctx, bus) => {
+    bus.publish({
+      kind: 'task',
+      data: {
+        id: ctx.taskId,
+        contextId: ctx.contextId,
+        status: {
+          state: TaskState.TASK_STATE_COMPLETED,
+          message: undefined,
+          timestamp: new Date().toISOString(),
+        },
+        artifacts: [],
+        history: [],
+        metadata: undefined,
+      },
+    });
+    bus.finished();
+    return Promise.resolve();
+  },
+  cancelTask: () => Promise.resolve(),
+};
+
 export class RecordingRequestHandler extends DefaultRequestHandler {
   readonly seen: SeenGetTask[] = [];
   /**
    * `card` is what the agent publishes; `served` (default: the same) is what the SDK's checks
    * follow (streaming, push, extended card): a lying card when they differ.
    */
+  /** Every call the handler received, by A2A method name, oldest first (to count replays). */
+  readonly calls: string[] = [];
   constructor(
     private readonly card: AgentCard,
     private readonly requireTenant: string | undefined,
     private readonly getTaskError?: AgentConfig['getTaskError'],
     served: AgentCard = card,
+    replyWithTask = false,
   ) {
     // The extended card (when served) is the published one: enough to show the method is there.
-    super(served, new InMemoryTaskStore(), echoExecutor, undefined, undefined, undefined, card);
+    super(
+      served,
+      new InMemoryTaskStore(),
+      replyWithTask ? taskExecutor : echoExecutor,
+      undefined,
+      undefined,
+      undefined,
+      card,
+    );
   }
 
   override getAgentCard(): Promise<AgentCard> {
     return Promise.resolve(this.card);
   }
 
+  override sendMessage(params: SendMessageRequest, context: ServerCallContext) {
+    this.calls.push('SendMessage');
+    return super.sendMessage(params, context);
+  }
+
+  override sendMessageStream(params: SendMessageRequest, context: ServerCallContext) {
+    this.calls.push('SendStreamingMessage');
+    return super.sendMessageStream(params, context);
+  }
+
+  override cancelTask(params: CancelTaskRequest, context: ServerCallContext) {
+    this.calls.push('CancelTask');
+    return super.cancelTask(params, context);
+  }
+
   override async getTask(params: GetTaskRequest, context: ServerCallContext) {
+    this.calls.push('GetTask');
     // JSON-RPC and gRPC carry the tenant in the request; the REST handler puts the path's tenant in the context.
     const tenant = params.tenant || context.tenant || '';
     this.seen.push({ tenant, id: params.id });

@@ -28,6 +28,8 @@ export interface RunningAgent {
   host: string;
   /** GetTask calls the SDK handler saw (all bindings). */
   seen: SeenGetTask[];
+  /** Every A2A call the SDK handler received, by method name (all bindings). */
+  calls: string[];
   /** TCP connections accepted per raw listener. */
   connections: { http: number; plain: number; hang: number; h2garbage: number };
   /** Hostile card responses (slow, huge) as they ended. */
@@ -178,6 +180,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     config.requireTenant,
     config.getTaskError,
     sdkCard(published, { ...config.capabilities, ...config.servedCapabilities }),
+    config.replyWithTask,
   );
 
   if (config.grpc && ports.grpc !== undefined) {
@@ -220,6 +223,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     ports,
     host,
     seen: requestHandler.seen,
+    calls: requestHandler.calls,
     connections,
     cardStreams,
     sni,

@@ -28,7 +28,13 @@ export interface AgentPod {
   logFile: string;
   /** POST to the agent's control endpoint (see test/agents/control-server.ts). */
   control(path: string, body: unknown): Promise<unknown>;
-  state(): Promise<{ seen: unknown[]; connections: Record<string, number>; authorizations: string[] }>;
+  state(): Promise<{
+    seen: unknown[];
+    connections: Record<string, number>;
+    authorizations: string[];
+    /** A2A calls the agent's handler received, by method name. */
+    calls: string[];
+  }>;
   /** Stops the agent process and removes the namespace (the Pod object stays). */
   stopProcess(): Promise<void>;
   destroy(deletePodObject?: boolean): Promise<void>;
@@ -134,6 +140,7 @@ export async function startAgentPod(cluster: Cluster, opts: AgentPodOptions): Pr
         seen: unknown[];
         connections: Record<string, number>;
         authorizations: string[];
+        calls: string[];
       },
     stopProcess: async () => {
       await proc.stop('SIGTERM', 3000);
@@ -143,4 +150,23 @@ export async function startAgentPod(cluster: Cluster, opts: AgentPodOptions): Pr
       if (deletePodObject) await deletePod(cluster, opts.namespace, opts.name).catch(() => undefined);
     },
   };
+}
+
+/**
+ * A second agent process in an agent pod: the same address, its own ports and its own task
+ * store (two processes behind one card). Stopped with the pod's host.
+ */
+export async function startCompanionAgent(pod: AgentPod, config: AgentConfig): Promise<AgentPorts> {
+  const logFile = join(mkdtempSync(join(tmpdir(), `a2a-agent-${pod.name}-companion-`)), 'agent.log');
+  const proc = pod.host.exec(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(REPO_ROOT, 'test/agents/agent-server.ts'),
+      JSON.stringify({ control: false, ...config, host: pod.ip }),
+    ],
+    logFile,
+  );
+  return waitReady(logFile, () => proc.tail());
 }

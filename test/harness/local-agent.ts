@@ -23,11 +23,15 @@ export interface LocalAgent {
   runtime: Runtime;
   ports: AgentPorts;
   seen(): Promise<SeenGetTask[]>;
+  /** Every A2A call the agent's handler received, by method name, oldest first. */
+  calls(): Promise<string[]>;
   /** TLS SNI names the HTTPS listener received. */
   sni(): Promise<(string | undefined)[]>;
   connections(): Promise<{ http: number; plain: number; hang: number }>;
   stopGrpc(): Promise<void>;
   startGrpc(register?: boolean): Promise<void>;
+  /** `error500`: every A2A route answers HTTP 500 (-32603 / INTERNAL); `a2a`: back to normal. */
+  setHttpMode(mode: 'a2a' | 'error500'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,10 +43,12 @@ export async function startLocalAgent(runtime: Runtime, config: LocalAgentConfig
     runtime,
     ports: a.ports,
     seen: () => Promise.resolve([...a.seen]),
+    calls: () => Promise.resolve([...a.calls]),
     sni: () => Promise.resolve([...a.sni]),
     connections: () => Promise.resolve({ ...a.connections }),
     stopGrpc: () => a.stopGrpc(),
     startGrpc: (register) => a.startGrpc(register),
+    setHttpMode: (mode) => Promise.resolve(a.setHttpMode(mode)),
     close: () => a.close(),
   };
 }
@@ -115,6 +121,7 @@ async function startGoAgent(config: LocalAgentConfig): Promise<LocalAgent> {
   const state = async () =>
     (await controlCall(control, 'GET', '/state')) as {
       seen: SeenGetTask[];
+      calls: string[] | null;
       sni: (string | null)[];
       connections: { http: number; plain: number; hang: number };
     };
@@ -122,6 +129,7 @@ async function startGoAgent(config: LocalAgentConfig): Promise<LocalAgent> {
     runtime: 'go',
     ports,
     seen: async () => (await state()).seen,
+    calls: async () => (await state()).calls ?? [],
     sni: async () => (await state()).sni.map((n) => n ?? undefined),
     connections: async () => (await state()).connections,
     stopGrpc: async () => {
@@ -129,6 +137,9 @@ async function startGoAgent(config: LocalAgentConfig): Promise<LocalAgent> {
     },
     startGrpc: async (register) => {
       await controlCall(control, 'POST', '/grpc', register === undefined ? {} : { register });
+    },
+    setHttpMode: async (mode) => {
+      await controlCall(control, 'POST', '/http', { mode });
     },
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -42,6 +42,7 @@ describe('A2AAgent CRD on a real API server', () => {
       timeoutSeconds: 3,
       failureThreshold: 2,
       failOn: 'AllPods',
+      taskContinuity: 'Off',
     });
     assert.equal(obj.spec.card?.path, '/.well-known/agent-card.json');
     assert.equal(obj.spec.card?.scheme, 'HTTP');

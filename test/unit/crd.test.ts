@@ -20,6 +20,7 @@ test('spec defaults come from the schema', () => {
     timeoutSeconds: 3,
     failureThreshold: 2,
     failOn: 'AllPods',
+    taskContinuity: 'Off',
   });
   assert.equal(spec.card.path, '/.well-known/agent-card.json');
   assert.equal(spec.card.scheme, 'HTTP');

@@ -1,6 +1,7 @@
 /** The result of `a2a-operator check`, and the exact JSON it prints with `--output json`. */
 import type { CardShape } from '../../card/parsed-card.js';
 import type { ProbeEvidence } from '../../probe/probe-result.js';
+import type { ContinuityReport } from '../../client/task-continuity.js';
 
 export interface CheckedInterface {
   /** As the card wrote it: credentials are redacted when the report is printed (redact-report.ts). */
@@ -35,6 +36,8 @@ export interface CheckReport {
   interfaces: CheckedInterface[];
   /** Capability claims: every one served as claimed (no NotServed or Inconclusive), and the mode judged in. */
   capabilities?: { mode: CapabilityMode; consistent: boolean };
+  /** Only with `--task-continuity` (which creates a task on the agent). */
+  taskContinuity?: ContinuityReport;
 }
 
 /** The `--output json` document: the fields promised, in a fixed order (evidence kept for people). */
@@ -56,6 +59,7 @@ export function reportJson(report: CheckReport): string {
         ...(i.capabilities ? { capabilities: i.capabilities } : {}),
       })),
       ...(report.capabilities ? { capabilities: report.capabilities } : {}),
+      ...(report.taskContinuity ? { taskContinuity: report.taskContinuity } : {}),
     },
     null,
     2,

@@ -28,6 +28,8 @@ import { dialDecision, type DialPolicy } from './dial-policy.js';
 import { Deadline } from './deadline.js';
 import { HostPins, type Resolve } from './host-pins.js';
 import { redactUrlCredentials } from '../../text/redact-credentials.js';
+import type { DialTarget } from '../../probe/dial-target.js';
+import { runTaskContinuity, type VerifiedInterface } from '../../client/task-continuity.js';
 
 export interface CheckOptions {
   baseUrl?: URL;
@@ -45,6 +47,8 @@ export interface CheckOptions {
   resolve?: Resolve;
   /** Capability truth: `Report` (default) or `Enforce` (a claim not served makes the card inconsistent). */
   capabilities?: CapabilityMode;
+  /** `--task-continuity`: after the probes, send this message and look its task up elsewhere (creates a task). */
+  taskContinuity?: { message: string };
 }
 
 const CARD_PATH = '/.well-known/agent-card.json';
@@ -155,6 +159,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
     const { card, findings, eligibility, digest } = judgeCard(json, checkOpts);
     const policy = dialPolicy(opts);
     const claims = capabilityClaims(card.raw);
+    const targets: (DialTarget | undefined)[] = [];
     const interfaces = await Promise.all(
       card.interfaces.map(async (iface, i): Promise<CheckedInterface> => {
         const base = {
@@ -206,6 +211,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
               };
             }
             dialled = address;
+            targets[i] = { address, port: decision.port };
             const r = await prober.probe({ address, port: decision.port }, iface, {
               timeoutMs: requestTimeout(opts.timeoutMs, deadline),
               notAfter: deadline.notAfter,
@@ -248,10 +254,28 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
         return { ...checked, capabilities };
       }),
     );
+    const taskContinuity = opts.taskContinuity
+      ? await runTaskContinuity({
+          raw: card.raw,
+          verified: card.interfaces.flatMap((iface, i): VerifiedInterface[] => {
+            const e = eligibility[i];
+            const target = targets[i];
+            return interfaces[i]?.state === InterfaceState.Verified && e?.eligible && target
+              ? [{ iface, endpoint: e.endpoint, target }]
+              : [];
+          }),
+          prober,
+          timeoutMs: requestTimeout(opts.timeoutMs, deadline),
+          message: opts.taskContinuity.message,
+          ...(opts.bearerToken !== undefined ? { bearerToken: opts.bearerToken } : {}),
+          ...(opts.tls ? { tls: opts.tls } : {}),
+        })
+      : undefined;
     const consistent =
       findings.length === 0 &&
       interfaces.length > 0 &&
-      interfaces.every((i) => i.state === InterfaceState.Verified);
+      interfaces.every((i) => i.state === InterfaceState.Verified) &&
+      !taskContinuity?.interfaces.some((i) => i.result === 'TaskNotShared');
     const mode = opts.capabilities ?? 'Report';
     const capabilitiesConsistent = interfaces.every((i) =>
       (i.capabilities ?? []).every(
@@ -264,6 +288,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
       findings,
       interfaces,
       capabilities: { mode, consistent: capabilitiesConsistent },
+      ...(taskContinuity ? { taskContinuity } : {}),
     };
   } finally {
     deadline.dispose();

@@ -11,6 +11,7 @@ import { readCardFile } from '../check/read-card-file.js';
 import { credentialsIn, redactCredentials } from '../../text/redact-credentials.js';
 import { redactReport } from '../check/redact-report.js';
 import { renderOutput, OUTPUTS, type OutputFormat } from '../check/render-output.js';
+import { renderContinuity } from '../../client/task-continuity.js';
 import { runCheck, type CheckOptions } from '../check/run-check.js';
 import type { SecretRedactor } from '../secret-redactor.js';
 
@@ -43,6 +44,11 @@ options:
                            capability truth (streaming, push notifications, extended card
                            checked per Verified interface): report (default) or enforce (a
                            claimed capability not served makes the card inconsistent)
+  --task-continuity        also check that the verified interfaces share one task store: send
+                           one message over the first (THIS CREATES A TASK on the agent), GetTask
+                           its id over every other, then cancel it where the agent allows;
+                           TaskNotShared on any interface makes the exit status 1
+  --message <text>         the message --task-continuity sends (default: a fixed probe text)
   -h, --help               show this help
 
 exit status: 0 every declared interface is Verified and the card has no findings;
@@ -53,6 +59,8 @@ exit status: 0 every declared interface is Verified and the card has no findings
 Strings from the card and the agent's answers are printed with control characters escaped;
 credentials in URLs and the token are printed as ***.
 `;
+
+const DEFAULT_CONTINUITY_MESSAGE = 'a2a-operator check --task-continuity: please ignore';
 
 /** A bearer token is one line; a file this large is not one (and is not read further). */
 export const MAX_TOKEN_FILE_BYTES = 64 * 1024;
@@ -113,6 +121,8 @@ async function parseOptions(
         insecure: { type: 'boolean' },
         output: { type: 'string', short: 'o' },
         capabilities: { type: 'string' },
+        'task-continuity': { type: 'boolean' },
+        message: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -169,6 +179,8 @@ async function parseOptions(
   const capabilities = values.capabilities ?? 'report';
   if (capabilities !== 'report' && capabilities !== 'enforce')
     throw new UsageError(`--capabilities ${capabilities}: expected report or enforce`);
+  if (values.message !== undefined && !values['task-continuity'])
+    throw new UsageError('--message is only sent with --task-continuity');
   return {
     output: output as OutputFormat,
     ...(values.card !== undefined ? { cardFile: values.card } : {}),
@@ -182,6 +194,9 @@ async function parseOptions(
       ...(token !== undefined ? { bearerToken: token } : {}),
       ...(tls ? { tls } : {}),
       capabilities: capabilities === 'enforce' ? 'Enforce' : 'Report',
+      ...(values['task-continuity']
+        ? { taskContinuity: { message: values.message ?? DEFAULT_CONTINUITY_MESSAGE } }
+        : {}),
     },
   };
 }
@@ -204,7 +219,10 @@ export const command: Command = {
       target: parsed.opts.baseUrl ? redact(parsed.opts.baseUrl.href) : (parsed.cardFile ?? 'card'),
       ...(parsed.cardFile !== undefined ? { cardFile: parsed.cardFile } : {}),
     });
-    io.stdout.write(io.secrets.redact(text));
+    // The continuity result is in the JSON document; the table gets its own section.
+    const continuity =
+      parsed.output === 'table' && shown.taskContinuity ? renderContinuity(shown.taskContinuity) : '';
+    io.stdout.write(io.secrets.redact(text + continuity));
     return report.consistent ? 0 : 1;
   },
 };

@@ -44,6 +44,7 @@ type agent struct {
 
 	mu          sync.Mutex
 	seen        []seenGetTask
+	calls       []string
 	sni         []*string
 	httpMode    atomic.Value // string
 	connHTTP    atomic.Int64
@@ -79,6 +80,9 @@ type gate struct {
 
 func (g gate) Before(ctx context.Context, callCtx *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
 	cfg := g.a.cfg
+	g.a.mu.Lock()
+	g.a.calls = append(g.a.calls, callCtx.Method())
+	g.a.mu.Unlock()
 	var tenant string
 	getTask, isGetTask := req.Payload.(*a2a.GetTaskRequest)
 	if isGetTask {

@@ -21,11 +21,13 @@ func (a *agent) controlHandler() http.Handler {
 		if r.Method == http.MethodGet && r.URL.Path == "/state" {
 			a.mu.Lock()
 			seen := append([]seenGetTask{}, a.seen...)
+			calls := append([]string{}, a.calls...)
 			sni := append([]*string{}, a.sni...)
 			a.mu.Unlock()
 			reply(w, 200, map[string]any{
 				"ports": a.ports,
 				"seen":  seen,
+				"calls": calls,
 				"sni":   sni,
 				"connections": map[string]int64{
 					"http":      a.connHTTP.Load(),

@@ -1,0 +1,129 @@
+/**
+ * `spec.probe.taskContinuity: Once`: the TaskContinuity condition (not part of Ready). For each
+ * card digest, once, on one pod: a message over the first verified interface (this creates a
+ * task on the agent: opt-in only), GetTask for its id over every other verified interface.
+ * The result is remembered per digest, in memory and in the condition's own message (so a
+ * restarted or new leader does not send the message again for a card it already judged).
+ */
+import type { A2AAgentSpec, Condition } from '../api/a2aagent.js';
+import type { ConditionInput } from '../api/condition-helpers.js';
+import { ConditionType, InterfaceState, Reason } from '../api/conditions.js';
+import type { CardInterface, InterfaceEndpoint } from '../card/index.js';
+import type { AgentMemory } from './agent-memory.js';
+import { mapInterfaces, type MapContext } from './interface-map.js';
+import type { PodObservation } from './observed.js';
+import { podPort } from './port-mapping.js';
+import type { ProbeCredentials } from './probe-backend.js';
+
+export interface ContinuityTarget {
+  iface: CardInterface;
+  endpoint: InterfaceEndpoint;
+  address: string;
+  port: number;
+}
+
+export interface ContinuityRequest extends ProbeCredentials {
+  agent: string;
+  raw: Record<string, unknown>;
+  /** Verified interfaces of one pod, card order: the first is where the message goes. */
+  verified: ContinuityTarget[];
+  timeoutMs: number;
+}
+
+export interface ContinuityOutcome {
+  reason: typeof Reason.TaskShared | typeof Reason.TaskNotShared | typeof Reason.TaskContinuityUnknown;
+  message: string;
+}
+
+export interface ContinuityBackend {
+  check(req: ContinuityRequest): Promise<ContinuityOutcome>;
+}
+
+/** The pod and interfaces to run on: the first pod serving `digest` with at least two verified interfaces. */
+export function continuityTargets(
+  observations: readonly PodObservation[],
+  digest: string,
+  ctx: MapContext,
+): { raw: Record<string, unknown>; verified: ContinuityTarget[] } | undefined {
+  for (const o of observations) {
+    if (!o.card?.ok || o.card.digest !== digest || !o.pod.ip) continue;
+    const verified: ContinuityTarget[] = [];
+    for (const m of mapInterfaces(o.card.card, ctx)) {
+      if (!m.mapped || o.verdicts.get(m.key)?.state !== InterfaceState.Verified) continue;
+      const port = podPort(m.port, o.pod);
+      if (port !== undefined)
+        verified.push({ iface: m.iface, endpoint: m.endpoint, address: o.pod.ip, port });
+    }
+    if (verified.length >= 2) return { raw: o.card.card.raw, verified };
+  }
+  return undefined;
+}
+
+const prefix = (digest: string) => `card ${digest}: `;
+
+export function outcomeCondition(outcome: ContinuityOutcome, digest: string): ConditionInput {
+  return {
+    type: ConditionType.TaskContinuity,
+    status:
+      outcome.reason === Reason.TaskShared
+        ? 'True'
+        : outcome.reason === Reason.TaskNotShared
+          ? 'False'
+          : 'Unknown',
+    reason: outcome.reason,
+    message: prefix(digest) + outcome.message,
+  };
+}
+
+function pending(message: string): ConditionInput {
+  return {
+    type: ConditionType.TaskContinuity,
+    status: 'Unknown',
+    reason: Reason.TaskContinuityPending,
+    message,
+  };
+}
+
+export interface ContinuityStep {
+  key: string;
+  spec: A2AAgentSpec;
+  memory: AgentMemory;
+  previous: readonly Condition[] | undefined;
+  digest: string | undefined;
+  observations: readonly PodObservation[];
+  mapContext: MapContext;
+  credentials: ProbeCredentials;
+  backend: ContinuityBackend;
+}
+
+/** The TaskContinuity condition for this reconcile; runs the check when the card's digest has none yet. */
+export async function taskContinuityCondition(step: ContinuityStep): Promise<ConditionInput | undefined> {
+  if (step.spec.probe.taskContinuity !== 'Once') return undefined;
+  const { digest, memory } = step;
+  if (!digest) return pending('no card yet');
+  if (memory.continuity?.digest === digest) return memory.continuity.condition;
+  const prev = step.previous?.find((c) => c.type === ConditionType.TaskContinuity);
+  if (prev && prev.reason !== Reason.TaskContinuityPending && prev.message.startsWith(prefix(digest))) {
+    const condition = { type: prev.type, status: prev.status, reason: prev.reason, message: prev.message };
+    memory.continuity = { digest, condition };
+    return condition;
+  }
+  const targets = continuityTargets(step.observations, digest, step.mapContext);
+  if (!targets) return pending(`${prefix(digest)}waiting for two verified interfaces on one pod`);
+  let outcome: ContinuityOutcome;
+  try {
+    outcome = await step.backend.check({
+      agent: step.key,
+      raw: targets.raw,
+      verified: targets.verified,
+      timeoutMs: step.spec.probe.timeoutSeconds * 1000,
+      ...step.credentials,
+    });
+  } catch {
+    outcome = { reason: Reason.TaskContinuityUnknown, message: 'the check failed inside the operator' };
+  }
+  const condition = outcomeCondition(outcome, digest);
+  // Once per digest: even an Unknown is not retried (each run sends a real message).
+  memory.continuity = { digest, condition };
+  return condition;
+}
