@@ -106,7 +106,8 @@ export function gateOwner(
   return best?.name;
 }
 
-function listsGate(pod: V1Pod): boolean {
+/** Whether the pod lists the gate in spec.readinessGates. */
+export function listsGate(pod: V1Pod): boolean {
   return (pod.spec?.readinessGates ?? []).some((g) => g.conditionType === GATE);
 }
 
@@ -130,9 +131,13 @@ export function gatesOwnedElsewhere(
 
 /** Whether a pod holds a `False` gate that no agent owns any more (see the module comment). */
 export function orphanGate(pod: V1Pod, agents: readonly GateAgent[]): boolean {
+  return holdsFalseGate(pod) && gateOwner(pod.metadata?.labels, agents) === undefined;
+}
+
+/** A live pod that lists the gate and has it `False`: the only kind `orphanGate` can be true of. */
+export function holdsFalseGate(pod: V1Pod): boolean {
   if (pod.metadata?.deletionTimestamp || !listsGate(pod)) return false;
-  const cond = pod.status?.conditions?.find((c) => c.type === GATE);
-  return cond?.status === 'False' && gateOwner(pod.metadata?.labels, agents) === undefined;
+  return pod.status?.conditions?.find((c) => c.type === GATE)?.status === 'False';
 }
 
 /** Gates to release (set True): `False` gates of the namespace's pods that no agent owns. */

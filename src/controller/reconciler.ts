@@ -66,7 +66,15 @@ import {
 import { progressStatus, invalidSpecStatus } from './interim-status.js';
 import { observePods, rememberedObservations } from './observe-pods.js';
 import { CARD_VERIFIED_GATE, observePod } from './pod-state.js';
-import { gatesOwnedElsewhere, orphanGate, releasedGates, type GateAgent } from './gates.js';
+import {
+  gatesOwnedElsewhere,
+  holdsFalseGate,
+  listsGate,
+  orphanGate,
+  releasedGates,
+  type GateAgent,
+} from './gates.js';
+import { parsedAgentSpec } from './agent-spec.js';
 import type { ProbeBackend } from './probe-backend.js';
 import {
   interfaceKey,
@@ -165,19 +173,6 @@ export class AgentReconciler {
   constructor(private readonly deps: ReconcilerDeps) {
     this.memory = deps.memory ?? new MemoryStore();
     this.now = deps.now ?? Date.now;
-  }
-
-  /** The keys of agents whose selector matches a pod (pod events enqueue these). */
-  agentsForPod(pod: V1Pod): string[] {
-    const ns = pod.metadata?.namespace;
-    if (!ns) return [];
-    return this.deps.agents
-      .list(ns)
-      .filter((a) => {
-        const parsed = A2AAgentSpec.safeParse(a.spec);
-        return parsed.success && matchesSelector(parsed.data.selector, pod.metadata?.labels);
-      })
-      .map((a) => `${ns}/${a.metadata!.name!}`);
   }
 
   reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
@@ -481,13 +476,14 @@ export class AgentReconciler {
   /** Whether a pod holds a False gate no agent owns (pod events enqueue a release for it). */
   orphanGate(pod: V1Pod): boolean {
     const ns = pod.metadata?.namespace;
-    return ns !== undefined && orphanGate(pod, this.gateAgents(ns));
+    // Most pod events are of pods with no False gate: answer those without reading the agents.
+    return ns !== undefined && holdsFalseGate(pod) && orphanGate(pod, this.gateAgents(ns));
   }
 
   private gateAgents(namespace: string): GateAgent[] {
     const out: GateAgent[] = [];
     for (const a of this.deps.agents.list(namespace)) {
-      const parsed = A2AAgentSpec.safeParse(a.spec);
+      const parsed = parsedAgentSpec(a.spec);
       if (!parsed.success) continue;
       out.push({
         name: a.metadata?.name ?? '',
@@ -505,6 +501,7 @@ export class AgentReconciler {
     const pods = this.deps.pods
       .list(namespace)
       .filter((p) => matchesSelector(spec.selector, p.metadata?.labels));
+    if (!pods.some(listsGate)) return new Map();
     return gatesOwnedElsewhere(name, pods, this.gateAgents(namespace));
   }
 

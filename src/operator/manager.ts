@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import type { V1ConfigMap, V1EndpointSlice, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { GROUP, PLURAL, VERSION } from '../api/a2aagent.js';
+import { parsedAgentSpec } from '../controller/agent-spec.js';
 import { AgentReconciler, type AgentObject, type CardSigner } from '../controller/reconciler.js';
 import { KubeClient } from '../kube/client.js';
 import { loadKubeConfig } from '../kube/config.js';
@@ -16,6 +17,7 @@ import { Controller, keyOf } from '../kube/controller.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader-election.js';
 import { ApiLeaseStore } from '../kube/lease-store.js';
+import { SelectorIndex } from '../kube/selector-index.js';
 import { Prober } from '../probe/index.js';
 import { createCardServer, type CardIndexMode } from '../routing/card-server.js';
 import { AGENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, SLICE_MANAGED_BY } from '../routing/objects.js';
@@ -71,6 +73,8 @@ export class Manager {
   readonly reconciler: AgentReconciler;
   private readonly withdrawals: Controller;
   private readonly events: EventRecorder;
+  /** Agent key → its pod selector, by namespace and label (see selector-index.ts). */
+  private readonly selectors = new SelectorIndex();
   private servers: Server[] = [];
   private elector?: LeaderElector;
   private readonly identity: string;
@@ -141,10 +145,17 @@ export class Manager {
       ),
     });
     const enqueue = (obj: AgentObject) => this.controller.enqueue(keyOf(obj));
+    // Pod events find their agents through this index, not by parsing every agent's spec.
+    const index = (obj: AgentObject) => {
+      const parsed = parsedAgentSpec(obj.spec);
+      if (parsed.success) this.selectors.set(keyOf(obj), obj.metadata?.namespace ?? '', parsed.data.selector);
+      else this.selectors.delete(keyOf(obj));
+    };
     this.agents.addHandlers({
-      onAdd: enqueue,
-      onUpdate: (_o, n) => enqueue(n),
+      onAdd: (o) => (index(o), enqueue(o)),
+      onUpdate: (_o, n) => (index(n), enqueue(n)),
       onDelete: (o) => {
+        this.selectors.delete(keyOf(o));
         this.metrics.agentRemoved(keyOf(o));
         enqueue(o);
       },
@@ -152,7 +163,8 @@ export class Manager {
     // Pod events also go to the removal path, which never waits behind a reconcile's probes.
     this.withdrawals = new Controller({ name: 'a2aagent-withdraw', reconcile: this.reconciler.withdraw });
     const podChanged = (p: V1Pod) => {
-      for (const key of this.reconciler.agentsForPod(p)) {
+      const ns = p.metadata?.namespace;
+      for (const key of ns === undefined ? [] : this.selectors.matching(ns, p.metadata?.labels)) {
         this.controller.enqueue(key);
         this.withdrawals.enqueue(key);
       }
