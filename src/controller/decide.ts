@@ -459,7 +459,9 @@ export function decide(input: DecideInput): Decision {
 
   const events: AgentEvent[] = [];
   const prevReady = prevConds?.find((c) => c.type === ConditionType.Ready);
+  let agentCameUp = false;
   if (!prevReady || prevReady.status !== ready.status || prevReady.reason !== ready.reason) {
+    agentCameUp = ready.status === 'True';
     if (ready.status !== 'Unknown') {
       events.push({
         type: ready.status === 'True' ? 'Normal' : 'Warning',
@@ -468,7 +470,7 @@ export function decide(input: DecideInput): Decision {
       });
     }
   }
-  events.push(...interfaceEvents(input.previous?.interfaces, interfaces));
+  events.push(...interfaceEvents(input.previous?.interfaces, interfaces, agentCameUp));
 
   return {
     status,

@@ -185,17 +185,12 @@ describe('decide: healthy agent', () => {
     );
   });
 
-  it('events: Ready and one InterfaceVerified per interface', () => {
+  it('events: one Ready event when the whole agent comes up, none per interface', () => {
     assert.deepEqual(
       d.events.map((e) => [e.type, e.reason]),
-      [
-        ['Normal', 'Succeeded'],
-        ['Normal', 'InterfaceVerified'],
-        ['Normal', 'InterfaceVerified'],
-        ['Normal', 'InterfaceVerified'],
-      ],
+      [['Normal', 'Succeeded']],
     );
-    assert.match(d.events[3]!.message, /^GRPC http:\/\/agent\.internal:9090 \(v1\.0\): new → Verified/);
+    assert.match(d.events[0]!.message, /^3\/3 interfaces verified on 3 pods/);
   });
 
   it('routing.serviceName does not change the ConfigMap name (<name>-agent-card)', () => {
