@@ -6,7 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/client.js';
 import { Informer, type InformerHandlers, type InformerObserver } from '../kube/informer.js';
 
-export interface InformerSetOptions {
+export interface InformerSetOptions<T extends KubernetesObject> {
   client: KubeClient;
   /** `/api/v1` or `/apis/<group>/<version>`. */
   prefix: string;
@@ -14,6 +14,8 @@ export interface InformerSetOptions {
   /** Empty: all namespaces. */
   namespaces: string[];
   labelSelector?: string;
+  /** Applied to every object before caching (Informer's default strips managedFields). */
+  transform?: (obj: T) => T;
   observer?: InformerObserver;
 }
 
@@ -21,12 +23,13 @@ export class InformerSet<T extends KubernetesObject> {
   private readonly all?: Informer<T>;
   private readonly byNs = new Map<string, Informer<T>>();
 
-  constructor(opts: InformerSetOptions) {
+  constructor(opts: InformerSetOptions<T>) {
     const make = (path: string) =>
       new Informer<T>({
         path,
         client: opts.client,
         labelSelector: opts.labelSelector,
+        transform: opts.transform,
         observer: opts.observer,
       });
     if (opts.namespaces.length === 0) this.all = make(`${opts.prefix}/${opts.plural}`);

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { GROUP, PLURAL, VERSION } from '../api/a2aagent.js';
 import { parsedAgentSpec } from '../controller/agent-spec.js';
 import { AgentReconciler, type AgentObject, type CardSigner } from '../controller/reconciler.js';
+import { slimPod } from '../controller/slim-pod.js';
 import { KubeClient } from '../kube/client.js';
 import { loadKubeConfig } from '../kube/config.js';
 import { Controller, keyOf } from '../kube/controller.js';
@@ -23,7 +24,7 @@ import { createCardServer, type CardIndexMode } from '../routing/card-server.js'
 import { AGENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, SLICE_MANAGED_BY } from '../routing/objects.js';
 import { displayText } from '../text/display-text.js';
 import { createHealthServer, parseListenAddress } from './health-server.js';
-import { InformerSet } from './informer-set.js';
+import { InformerSet, type InformerSetOptions } from './informer-set.js';
 import { LiveProbeBackend } from './live-probe-backend.js';
 import { LiveContinuityBackend } from './live-continuity-backend.js';
 import { OperatorMetrics } from './metrics.js';
@@ -94,8 +95,10 @@ export class Manager {
       prefix: string,
       plural: string,
       labelSelector?: string,
+      extra: Pick<InformerSetOptions<T>, 'transform'> = {},
     ) =>
       new InformerSet<T>({
+        ...extra,
         client: this.client,
         prefix,
         plural,
@@ -107,7 +110,8 @@ export class Manager {
         },
       });
     this.agents = set<AgentObject>(`/apis/${GROUP}/${VERSION}`, PLURAL);
-    this.pods = set<V1Pod>('/api/v1', 'pods');
+    // Every pod of the watched namespaces is cached: keep only the fields the operator reads.
+    this.pods = set<V1Pod>('/api/v1', 'pods', undefined, { transform: slimPod });
     this.services = set<V1Service>('/api/v1', 'services', `${MANAGED_BY_LABEL}=${MANAGED_BY}`);
     this.slices = set<V1EndpointSlice>(
       '/apis/discovery.k8s.io/v1',
