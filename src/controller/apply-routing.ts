@@ -20,13 +20,41 @@ import { ContentType, type KubeClient } from '../kube/client.js';
 import { applyObject, resourcePath, semanticEqual, type ApplyBody } from '../kube/apply.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import type { Informer } from '../kube/informer.js';
-import { claimOf, staleObjects, type InventoryObject, type Keep } from '../routing/inventory.js';
+import {
+  claimOf,
+  ownerIndexKey,
+  staleObjects,
+  type InventoryObject,
+  type Keep,
+} from '../routing/inventory.js';
 import { SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
 
+/**
+ * A cache of owned objects; `byIndex` (optional) answers the objects whose A2AAgent controller
+ * reference names an agent (routing/inventory.ts ownerIndexValue), so a reconcile reads its
+ * own objects rather than scanning every agent's.
+ */
+export type OwnedCache<T extends KubernetesObject> = Pick<Informer<T>, 'get' | 'list'> & {
+  byIndex?(namespace: string, value: string): T[];
+};
+
 export interface OwnedCaches {
-  services: Pick<Informer<V1Service>, 'get' | 'list'>;
-  slices: Pick<Informer<V1EndpointSlice>, 'get' | 'list'>;
-  configMaps: Pick<Informer<V1ConfigMap>, 'get' | 'list'>;
+  services: OwnedCache<V1Service>;
+  slices: OwnedCache<V1EndpointSlice>;
+  configMaps: OwnedCache<V1ConfigMap>;
+}
+
+/**
+ * The cached objects that may belong to the agent `name`: those whose controller reference
+ * names it (a superset of what claimOf calls ours or a predecessor), or every object of the
+ * namespace for a cache without the index.
+ */
+export function ownedCandidates<T extends KubernetesObject>(
+  cache: OwnedCache<T>,
+  namespace: string,
+  name: string,
+): T[] {
+  return cache.byIndex ? cache.byIndex(namespace, ownerIndexKey(namespace, name)) : cache.list(namespace);
 }
 
 function ownedBy(obj: KubernetesObject | undefined, uid: string): boolean {
@@ -179,11 +207,17 @@ async function checkNotForeign(
 }
 
 /** The agent's objects in the owned caches (all carry our labels; claimOf sorts them). */
-export function inventory(caches: OwnedCaches, namespace: string): InventoryObject[] {
+export function inventory(caches: OwnedCaches, namespace: string, name: string): InventoryObject[] {
   return [
-    ...caches.services.list(namespace).map((obj) => ({ kind: 'Service' as const, obj })),
-    ...caches.slices.list(namespace).map((obj) => ({ kind: 'EndpointSlice' as const, obj })),
-    ...caches.configMaps.list(namespace).map((obj) => ({ kind: 'ConfigMap' as const, obj })),
+    ...ownedCandidates(caches.services, namespace, name).map((obj) => ({ kind: 'Service' as const, obj })),
+    ...ownedCandidates(caches.slices, namespace, name).map((obj) => ({
+      kind: 'EndpointSlice' as const,
+      obj,
+    })),
+    ...ownedCandidates(caches.configMaps, namespace, name).map((obj) => ({
+      kind: 'ConfigMap' as const,
+      obj,
+    })),
   ];
 }
 
@@ -201,7 +235,7 @@ export async function pruneOwned(
 ): Promise<{ writes: number; pruned: string[] }> {
   const pruned: string[] = [];
   for (const { kind, obj } of staleObjects(
-    inventory(caches, owner.namespace),
+    inventory(caches, owner.namespace, owner.name),
     owner,
     keep,
     onlyPredecessors,
@@ -276,7 +310,7 @@ export async function applyRouting(
   }
   const wanted = new Set(desired.slices.map((s) => s.metadata!.name!));
   for (const s of desired.slices) await write(s, caches.slices.get(ns, s.metadata!.name!));
-  for (const s of caches.slices.list(ns)) {
+  for (const s of ownedCandidates(caches.slices, ns, owner.name)) {
     const labels = s.metadata?.labels ?? {};
     if (
       labels['kubernetes.io/service-name'] === serviceName &&

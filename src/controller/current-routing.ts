@@ -6,7 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { CardParseError, parseCard } from '../card/index.js';
 import { CARD_KEY, cardConfigMapName, SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
-import type { OwnedCaches } from './apply-routing.js';
+import { ownedCandidates, type OwnedCaches } from './apply-routing.js';
 import type { CurrentRouting } from './decide.js';
 
 function ownedBy(obj: KubernetesObject | undefined, uid: string): boolean {
@@ -14,7 +14,7 @@ function ownedBy(obj: KubernetesObject | undefined, uid: string): boolean {
 }
 
 export function currentRouting(caches: OwnedCaches, owner: Owner, serviceName: string): CurrentRouting {
-  const slices = caches.slices.list(owner.namespace).filter((s) => {
+  const slices = ownedCandidates(caches.slices, owner.namespace, owner.name).filter((s) => {
     const labels = s.metadata?.labels ?? {};
     return (
       labels['kubernetes.io/service-name'] === serviceName &&

@@ -21,7 +21,7 @@ import type { KubeClient, QueryValue } from './client.js';
 import { realClock, sleep, type Clock, type TimerHandle } from './clock.js';
 import { isGone } from './errors.js';
 import { matchesSelector, type LabelSelector } from './selector.js';
-import { Store, type Change } from './store.js';
+import { Store, type Change, type IndexFn } from './store.js';
 import {
   clientList,
   clientNodeWatch,
@@ -60,6 +60,8 @@ export interface InformerOptions<T extends KubernetesObject> {
   /** Server-side watch timeout range in seconds (default [300, 600]). */
   watchTimeoutSeconds?: [number, number];
   backoff?: Backoff;
+  /** One secondary index of the cache (`byIndex`), e.g. by owning object. */
+  index?: IndexFn<T>;
   /** Applied to every object before caching; default strips `metadata.managedFields`. */
   transform?: (obj: T) => T;
   observer?: InformerObserver;
@@ -90,7 +92,7 @@ export class Informer<T extends KubernetesObject> {
     restarts: { closed: 0, error: 0, gone: 0, watchdog: 0 },
     errors: 0,
   };
-  private readonly store = new Store<T>();
+  private readonly store: Store<T>;
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly listFn: ListFn<T>;
   private readonly watchFn: WatchFn;
@@ -115,6 +117,7 @@ export class Informer<T extends KubernetesObject> {
     this.random = opts.random ?? Math.random;
     this.backoff = opts.backoff ?? new Backoff({ random: this.random });
     this.transform = opts.transform ?? stripManagedFields;
+    this.store = new Store<T>(opts.index);
   }
 
   addHandlers(h: InformerHandlers<T>): void {
@@ -149,6 +152,11 @@ export class Informer<T extends KubernetesObject> {
 
   list(namespace?: string): T[] {
     return this.store.list(namespace);
+  }
+
+  /** Cached objects whose index value (options.index) is `value`. */
+  byIndex(value: string): T[] {
+    return this.store.byIndex(value);
   }
 
   /** Cached objects of `namespace` whose labels match `selector`. */

@@ -1,15 +1,44 @@
 /**
  * The informer's cache: objects by namespace then name, so `list(namespace)` costs only that
- * namespace. Pure and synchronous; the informer turns its results into handler calls.
+ * namespace, and optionally by one index key (client-go's indexer, e.g. the owning agent), so
+ * `byIndex(value)` costs only the objects that share it. Pure and synchronous; the informer
+ * turns its results into handler calls.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 export type Change<T> =
   { type: 'add'; obj: T } | { type: 'update'; old: T; obj: T } | { type: 'delete'; obj: T };
 
+/** An object's index value, or undefined to leave it out of the index. */
+export type IndexFn<T> = (obj: T) => string | undefined;
+
 export class Store<T extends KubernetesObject> {
   private readonly byNs = new Map<string, Map<string, T>>();
+  private readonly byIndexValue = new Map<string, Map<string, T>>();
   private count = 0;
+
+  constructor(private readonly indexFn?: IndexFn<T>) {}
+
+  /** The objects whose index value is `value` (none without an index function). */
+  byIndex(value: string): T[] {
+    return [...(this.byIndexValue.get(value)?.values() ?? [])];
+  }
+
+  private unindex(obj: T, key: string): void {
+    const v = this.indexFn?.(obj);
+    if (v === undefined) return;
+    const m = this.byIndexValue.get(v);
+    m?.delete(key);
+    if (m?.size === 0) this.byIndexValue.delete(v);
+  }
+
+  private index(obj: T, key: string): void {
+    const v = this.indexFn?.(obj);
+    if (v === undefined) return;
+    let m = this.byIndexValue.get(v);
+    if (!m) this.byIndexValue.set(v, (m = new Map()));
+    m.set(key, obj);
+  }
 
   get(namespace: string, name: string): T | undefined {
     return this.byNs.get(namespace)?.get(name);
@@ -34,6 +63,11 @@ export class Store<T extends KubernetesObject> {
     if (!m) this.byNs.set(ns, (m = new Map()));
     const old = m.get(name);
     m.set(name, obj);
+    if (this.indexFn) {
+      const key = `${ns}/${name}`;
+      if (old) this.unindex(old, key);
+      this.index(obj, key);
+    }
     if (!old) {
       this.count++;
       return { type: 'add', obj };
@@ -48,6 +82,7 @@ export class Store<T extends KubernetesObject> {
     const old = m?.get(name);
     if (!m || !old) return undefined;
     m.delete(name);
+    if (this.indexFn) this.unindex(old, `${ns}/${name}`);
     if (m.size === 0) this.byNs.delete(ns);
     this.count--;
     return { type: 'delete', obj: old };

@@ -5,6 +5,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/client.js';
 import { Informer, type InformerHandlers, type InformerObserver } from '../kube/informer.js';
+import type { IndexFn } from '../kube/store.js';
 
 export interface InformerSetOptions<T extends KubernetesObject> {
   client: KubeClient;
@@ -16,6 +17,8 @@ export interface InformerSetOptions<T extends KubernetesObject> {
   labelSelector?: string;
   /** Applied to every object before caching (Informer's default strips managedFields). */
   transform?: (obj: T) => T;
+  /** A secondary index; its values should start with the namespace (see byIndex). */
+  index?: IndexFn<T>;
   observer?: InformerObserver;
 }
 
@@ -30,6 +33,7 @@ export class InformerSet<T extends KubernetesObject> {
         client: opts.client,
         labelSelector: opts.labelSelector,
         transform: opts.transform,
+        index: opts.index,
         observer: opts.observer,
       });
     if (opts.namespaces.length === 0) this.all = make(`${opts.prefix}/${opts.plural}`);
@@ -64,6 +68,11 @@ export class InformerSet<T extends KubernetesObject> {
 
   get(namespace: string, name: string): T | undefined {
     return (this.all ?? this.byNs.get(namespace))?.get(namespace, name);
+  }
+
+  /** Objects of `namespace` whose index value is `value`. */
+  byIndex(namespace: string, value: string): T[] {
+    return (this.all ?? this.byNs.get(namespace))?.byIndex(value) ?? [];
   }
 
   list(namespace?: string): T[] {

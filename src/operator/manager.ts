@@ -21,6 +21,7 @@ import { ApiLeaseStore } from '../kube/lease-store.js';
 import { SelectorIndex } from '../kube/selector-index.js';
 import { Prober } from '../probe/index.js';
 import { createCardServer, type CardIndexMode } from '../routing/card-server.js';
+import { ownerIndexValue } from '../routing/inventory.js';
 import { AGENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, SLICE_MANAGED_BY } from '../routing/objects.js';
 import { displayText } from '../text/display-text.js';
 import { createHealthServer, parseListenAddress } from './health-server.js';
@@ -95,7 +96,7 @@ export class Manager {
       prefix: string,
       plural: string,
       labelSelector?: string,
-      extra: Pick<InformerSetOptions<T>, 'transform'> = {},
+      extra: Pick<InformerSetOptions<T>, 'transform' | 'index'> = {},
     ) =>
       new InformerSet<T>({
         ...extra,
@@ -112,13 +113,16 @@ export class Manager {
     this.agents = set<AgentObject>(`/apis/${GROUP}/${VERSION}`, PLURAL);
     // Every pod of the watched namespaces is cached: keep only the fields the operator reads.
     this.pods = set<V1Pod>('/api/v1', 'pods', undefined, { transform: slimPod });
-    this.services = set<V1Service>('/api/v1', 'services', `${MANAGED_BY_LABEL}=${MANAGED_BY}`);
+    // Owned objects are indexed by their agent, so a reconcile reads its own, not every agent's.
+    const byOwner = { index: ownerIndexValue };
+    this.services = set<V1Service>('/api/v1', 'services', `${MANAGED_BY_LABEL}=${MANAGED_BY}`, byOwner);
     this.slices = set<V1EndpointSlice>(
       '/apis/discovery.k8s.io/v1',
       'endpointslices',
       `endpointslice.kubernetes.io/managed-by=${SLICE_MANAGED_BY}`,
+      byOwner,
     );
-    this.configMaps = set<V1ConfigMap>('/api/v1', 'configmaps', `${MANAGED_BY_LABEL}=${MANAGED_BY}`);
+    this.configMaps = set<V1ConfigMap>('/api/v1', 'configmaps', `${MANAGED_BY_LABEL}=${MANAGED_BY}`, byOwner);
     this.prober = new Prober({ concurrency: opts.probeConcurrency });
     this.events = new EventRecorder({
       client: this.client,

@@ -44,6 +44,16 @@ function timeOf(t: unknown): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/** The owned caches' index: `namespace/agent name` of the A2AAgent controller reference. */
+export function ownerIndexValue(obj: KubernetesObject): string | undefined {
+  const ref = controllerRef(obj);
+  return ref?.kind === KIND ? ownerIndexKey(obj.metadata?.namespace ?? '', ref.name) : undefined;
+}
+
+export function ownerIndexKey(namespace: string, agentName: string): string {
+  return `${namespace}/${agentName}`;
+}
+
 export function claimOf(obj: KubernetesObject, agent: AgentIdentity): Claim {
   const ref = controllerRef(obj);
   if (!ref || ref.kind !== KIND || !ref.apiVersion?.startsWith(`${GROUP}/`) || ref.name !== agent.name)
