@@ -24,7 +24,13 @@
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import type { A2AAgentSpec, A2AAgentStatus, Condition, InterfaceStatus } from '../api/a2aagent.js';
 import { nextCondition, type ConditionInput } from '../api/condition-helpers.js';
-import { CapabilityState, ConditionType, InterfaceState, Reason } from '../api/conditions.js';
+import {
+  CapabilitiesVerified,
+  CapabilityState,
+  ConditionType,
+  InterfaceState,
+  Reason,
+} from '../api/conditions.js';
 import { advertisedCard, type AdvertisedCard } from '../routing/advertised-card.js';
 import { capabilityClaims, type ParsedCard } from '../card/index.js';
 import { acceptable, planRouting, type RoutingPlan } from '../routing/plan.js';
@@ -233,6 +239,12 @@ export function decide(input: DecideInput): Decision {
   // Written once something was probed (always with Enforce, where Ready waits for it).
   const capabilitiesShown =
     capabilitiesEnforced || capabilities.statuses.some((c) => c.state !== CapabilityState.NotProbed);
+  // A round that probed nothing (no verified interface right now, or out of time) says nothing
+  // new: a verdict shown before stays, with its detail, rather than vanishing and coming back
+  // (a status write each way).
+  const prevCapabilities = capabilitiesShown
+    ? undefined
+    : input.previous?.conditions?.find((c) => c.type === CapabilitiesVerified);
 
   // Routing: only in Enforce mode, without spec problems, and once every candidate pod has a
   // definite verdict for every interface (after a restart the memory is empty: routing stays
@@ -412,7 +424,18 @@ export function decide(input: DecideInput): Decision {
     verifiedCond,
     consistent,
     advertisedCond,
-    ...(capabilitiesShown ? [capabilities.condition] : []),
+    ...(capabilitiesShown
+      ? [capabilities.condition]
+      : prevCapabilities
+        ? [
+            {
+              type: prevCapabilities.type,
+              status: prevCapabilities.status,
+              reason: prevCapabilities.reason,
+              message: prevCapabilities.message,
+            },
+          ]
+        : []),
     reconciling,
     stalled,
   ].map((c) => nextCondition(prevConds, c, input.generation, now));
@@ -427,7 +450,11 @@ export function decide(input: DecideInput): Decision {
       : { podsConsistent: `0/${candidates.length}` },
     interfaces,
     verified: `${verifiedCount}/${refMapped.length}`,
-    ...(capabilitiesShown ? { capabilities: capabilities.statuses } : {}),
+    ...(capabilitiesShown
+      ? { capabilities: capabilities.statuses }
+      : prevCapabilities && input.previous?.capabilities
+        ? { capabilities: input.previous.capabilities }
+        : {}),
     ...(spec.routing.mode === 'Enforce' && routing
       ? {
           advertised: advertisedStatus(
