@@ -59,7 +59,13 @@ import {
 } from './pod-status.js';
 import { interfaceEvents } from './transition-events.js';
 import { mapInterfaces, MAX_INTERFACES, type MapContext, type MappedInterface } from './interface-map.js';
-import { interfaceKey, statusInterface, type PodObservation, type SpecProblem } from './observed.js';
+import {
+  interfaceKey,
+  podAddresses,
+  statusInterface,
+  type PodObservation,
+  type SpecProblem,
+} from './observed.js';
 import { judgeCapabilities } from './capability-status.js';
 
 export interface DecideInput {
@@ -158,7 +164,8 @@ export function shrinkPod(
   return {
     candidate: p.pod.candidate && Boolean(p.pod.ip),
     ...(p.pod.ready !== undefined ? { ready: p.pod.ready } : {}),
-    ips: p.pod.ip ? [p.pod.ip] : [],
+    // Every address (dual-stack): the IPv6 endpoint of a pod is as much its own as the IPv4 one.
+    ips: podAddresses(p.pod),
     refuses: (key) => {
       if (!p.card) return false;
       if (!p.card.ok) return p.card.confirmed;
