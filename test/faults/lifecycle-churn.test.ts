@@ -19,6 +19,7 @@ import {
   healthySpec,
   signingKeySecret,
 } from '../harness/manifests.js';
+import { applyWithMissingSecret, waitFailedGrpcProbe } from '../harness/lifecycle-steps.js';
 import { startOperator } from '../harness/operator.js';
 import { deletePod, setPodStatus } from '../harness/pods.js';
 import { observeOwnedRouting, Transitions, watchLifecycle } from '../harness/routing-observer.js';
@@ -203,21 +204,7 @@ describe('lifecycle edges under break/heal churn', () => {
         started(extra);
         const extraIps = extra.ips;
         await routedTo('the dual-stack pod routed in both families', 'churn', [...all(), ...extraIps]);
-        await apply(
-          s.cluster,
-          agentManifest(
-            s.ns,
-            'churn',
-            spec({ auth: { bearerToken: { secretKeyRef: { name: 'missing', key: 'token' } } } }),
-          ),
-        );
-        await waitAgent(
-          s.cluster,
-          s.ns,
-          'churn',
-          'Stalled SecretNotFound',
-          (a) => condition(a, 'Stalled')?.reason === 'SecretNotFound',
-        );
+        await applyWithMissingSecret(s.cluster, s.ns, 'churn', spec());
         for (const ip of extraIps) presence.set(ip, false);
         await deletePod(s.cluster, s.ns, extra.name);
         const notReady = churnPods()[round % 2]!;
@@ -260,11 +247,7 @@ describe('lifecycle edges under break/heal churn', () => {
         await blip.control('/grpc', { running: false });
         s.operator = await startOperator({ kubeconfig: s.cluster.kubeconfigPath, namespaces: [s.ns] });
         await s.operator.waitReady();
-        const failedGrpc = async () =>
-          [...(await s.operator.metrics()).matchAll(/^a2a_operator_probes_total\{([^}]*)\} (\d+)/gm)]
-            .filter((m) => m[1]!.includes('binding="GRPC"') && !m[1]!.includes('state="Verified"'))
-            .reduce((n, m) => n + Number(m[2]), 0);
-        await waitFor('the first failed gRPC probe', async () => (await failedGrpc()) > 0, 60_000, 100);
+        await waitFailedGrpcProbe(s.operator);
         await blip.control('/grpc', { running: true });
         for (const ip of blip.ips) grpc.set(ip, true);
         await waitAgent(

@@ -20,6 +20,7 @@ import assert from 'node:assert/strict';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { applyWithMissingSecret, waitFailedGrpcProbe } from '../harness/lifecycle-steps.js';
 import { startOperator } from '../harness/operator.js';
 import { deletePod, setPodStatus } from '../harness/pods.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
@@ -199,21 +200,7 @@ describe('routing invariant under random break/heal', () => {
         },
         60_000,
       );
-      await apply(
-        s.cluster,
-        agentManifest(
-          s.ns,
-          'churn',
-          spec({ auth: { bearerToken: { secretKeyRef: { name: 'missing', key: 'token' } } } }),
-        ),
-      );
-      await waitAgent(
-        s.cluster,
-        s.ns,
-        'churn',
-        'Stalled SecretNotFound',
-        (a) => condition(a, 'Stalled')?.reason === 'SecretNotFound',
-      );
+      await applyWithMissingSecret(s.cluster, s.ns, 'churn', spec());
       for (const ip of extraIps) presence.set(ip, false);
       await deletePod(s.cluster, s.ns, 'churn-extra');
       const notReady = s.pods[2]!;
@@ -244,11 +231,7 @@ describe('routing invariant under random break/heal', () => {
       await blip.control('/grpc', { running: false });
       s.operator = await startOperator({ kubeconfig: s.cluster.kubeconfigPath, namespaces: [s.ns] });
       await s.operator.waitReady();
-      const failedGrpc = async () =>
-        [...(await s.operator.metrics()).matchAll(/^a2a_operator_probes_total\{([^}]*)\} (\d+)/gm)]
-          .filter((m) => m[1]!.includes('binding="GRPC"') && !m[1]!.includes('state="Verified"'))
-          .reduce((n, m) => n + Number(m[2]), 0);
-      await waitFor('the first failed gRPC probe', async () => (await failedGrpc()) > 0, 60_000, 100);
+      await waitFailedGrpcProbe(s.operator);
       await blip.control('/grpc', { running: true });
       history.set(blip.ip, true);
       await waitAgent(
