@@ -5,6 +5,7 @@
  * is decided by `failover-policy.ts` from the probes' verdict on it.
  */
 import type { Client, RequestOptions } from '@a2a-js/sdk/client';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { callCapture, type CallCapture } from './call-capture.js';
 import { loadCard, type CardSource, type LoadedCard } from './card-source.js';
 import { candidatesOf, sameInterface, type Candidate, type SkippedInterface } from './candidates.js';
@@ -16,10 +17,19 @@ import {
   suggestsStaleCard,
   type Decision,
 } from './failover-policy.js';
-import { classifySdkFailure, createInterfaceClient, type TransportOptions } from './interface-client.js';
+import {
+  classifySdkFailure,
+  createInterfaceClient,
+  type InterfaceClient,
+  type TransportOptions,
+} from './interface-client.js';
 
 export interface FailoverClientOptions {
-  /** `fetch` for the HTTP bindings and the card (set a dispatcher with your TLS settings on it). */
+  /**
+   * `fetch` for the HTTP bindings and the card (set a dispatcher with your TLS settings on it);
+   * its connections are yours to close. Without one the client keeps its own connection pool,
+   * which `close()` closes.
+   */
   fetch?: typeof fetch;
   /** PEM CA bundle for gRPC interfaces over TLS; the system roots when absent. */
   grpcCa?: string;
@@ -88,6 +98,23 @@ export class FailoverCallError extends Error {
   }
 }
 
+/** A call on a client after `close()`. */
+export class ClientClosedError extends Error {
+  readonly code = 'A2A_CLIENT_CLOSED';
+  constructor(operation: string) {
+    super(`${operation}: the client is closed`);
+    this.name = 'ClientClosedError';
+  }
+}
+
+/** `fetch` over a pool this client owns (closed by `close()`), for callers who bring none. */
+function ownedFetch(): { fetch: typeof fetch; pool: Agent } {
+  const pool = new Agent();
+  const f = ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+    undiciFetch(input as string, { ...(init as object), dispatcher: pool })) as unknown as typeof fetch;
+  return { fetch: f, pool };
+}
+
 type SendParams = Parameters<Client['sendMessage']>[0];
 type StreamEvent = Awaited<ReturnType<ReturnType<Client['sendMessageStream']>['next']>>['value'];
 
@@ -116,24 +143,26 @@ export class FailoverClient {
   private loaded: LoadedCard;
   private list: { candidates: Candidate[]; skipped: SkippedInterface[] };
   private current: Candidate | undefined;
-  private readonly clients = new Map<Candidate, Promise<Client>>();
+  private readonly clients = new Map<Candidate, Promise<InterfaceClient>>();
   private readonly transport: TransportOptions;
   private readonly now: () => number;
   private lastRefreshAt = Number.NEGATIVE_INFINITY;
   private refreshing: Promise<void> | undefined;
   private reportValue: CallReport | undefined;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly source: CardSource,
     loaded: LoadedCard,
     private readonly opts: FailoverClientOptions,
+    private readonly owned: { fetch: typeof fetch; pool: Agent } | undefined,
   ) {
     this.loaded = loaded;
     this.list = candidatesOf(loaded.parsed, { cardScheme: loaded.scheme });
     this.current = this.list.candidates[0];
     this.now = opts.now ?? Date.now;
     this.transport = {
-      fetch: opts.fetch ?? fetch,
+      fetch: opts.fetch ?? owned?.fetch ?? fetch,
       grpcCa: opts.grpcCa,
       diagnosisTimeoutMs: opts.diagnosisTimeoutMs ?? 3000,
       bearerSent: Object.keys(opts.serviceParameters ?? {}).some((k) => k.toLowerCase() === 'authorization'),
@@ -142,8 +171,29 @@ export class FailoverClient {
 
   /** A client over the card `source` names: `{ card }` (an agent's card) or `{ cardUrl }` (fetched now). */
   static async create(source: CardSource, opts: FailoverClientOptions = {}): Promise<FailoverClient> {
-    const loaded = await loadCard(source, opts.fetch ?? fetch);
-    return new FailoverClient(source, loaded, opts);
+    const owned = opts.fetch ? undefined : ownedFetch();
+    try {
+      const loaded = await loadCard(source, opts.fetch ?? owned!.fetch);
+      return new FailoverClient(source, loaded, opts, owned);
+    } catch (err) {
+      await owned?.pool.close();
+      throw err;
+    }
+  }
+
+  /**
+   * Closes every gRPC channel this client opened and its own HTTP pool (not a `fetch` you
+   * passed); calls after it throw `ClientClosedError`. Idempotent: later calls return the same promise.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const open = [...this.clients.values()];
+      this.clients.clear();
+      await this.refreshing?.catch(() => undefined);
+      for (const c of await Promise.allSettled(open)) if (c.status === 'fulfilled') c.value.close();
+      await this.owned?.pool.close();
+    })();
+    return this.closing;
   }
 
   /** Eligible interfaces in the order they are tried: highest version first, then card order. */
@@ -235,7 +285,7 @@ export class FailoverClient {
 
   /** Fetches the card again now (a `cardUrl` source only); the selection follows its interface. */
   async refreshCard(): Promise<void> {
-    if (!('cardUrl' in this.source)) return;
+    if (!('cardUrl' in this.source) || this.closing) return;
     this.lastRefreshAt = this.now();
     const loaded = await loadCard(this.source, this.transport.fetch);
     const list = candidatesOf(loaded.parsed, { cardScheme: loaded.scheme });
@@ -243,8 +293,13 @@ export class FailoverClient {
     this.loaded = loaded;
     this.list = list;
     this.current = (keep && list.candidates.find((c) => sameInterface(c, keep))) ?? list.candidates[0];
-    for (const c of [...this.clients.keys()]) {
-      if (!list.candidates.includes(c)) this.clients.delete(c);
+    for (const [c, client] of [...this.clients]) {
+      if (list.candidates.includes(c)) continue;
+      this.clients.delete(c);
+      client.then(
+        (x) => x.close(),
+        () => undefined,
+      );
     }
   }
 
@@ -268,7 +323,7 @@ export class FailoverClient {
     void this.refreshing.finally(() => (this.refreshing = undefined));
   }
 
-  private clientFor(c: Candidate): Promise<Client> {
+  private async clientFor(c: Candidate): Promise<Client> {
     let client = this.clients.get(c);
     if (!client) {
       client = createInterfaceClient(this.loaded.parsed.raw, c, this.transport);
@@ -276,7 +331,10 @@ export class FailoverClient {
       // A failed creation is not kept: the next call tries again.
       client.catch(() => this.clients.delete(c));
     }
-    return client;
+    const made = await client;
+    // Closed while it was being made: close() no longer saw it.
+    if (this.closing) made.close();
+    return made.client;
   }
 
   private finish(report: CallReport): CallReport {
@@ -334,6 +392,7 @@ export class FailoverClient {
     run: (client: Client, signal: AbortSignal) => Promise<T>,
     options: RequestOptions | undefined,
   ): Promise<T> {
+    if (this.closing) throw new ClientClosedError(operation);
     const { candidates, skipped } = this.list;
     if (candidates.length === 0) throw this.noCandidate(operation, taskId);
     const attempts: AttemptReport[] = [];
@@ -379,6 +438,7 @@ export class FailoverClient {
     open: (client: Client) => AsyncGenerator<StreamEvent, void, undefined>,
     options: RequestOptions | undefined,
   ): AsyncGenerator<StreamEvent, void, undefined> {
+    if (this.closing) throw new ClientClosedError(operation);
     const { candidates, skipped } = this.list;
     if (candidates.length === 0) throw this.noCandidate(operation, knownTaskId);
     const i = this.startIndex(candidates);

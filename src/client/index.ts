@@ -3,6 +3,7 @@
  * selection and failover rules of docs/client.md, through the official @a2a-js/sdk clients.
  */
 export {
+  ClientClosedError,
   FailoverCallError,
   FailoverClient,
   type AttemptReport,

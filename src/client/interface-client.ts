@@ -5,7 +5,7 @@
  */
 import { credentials as grpcCredentials, type ChannelCredentials } from '@grpc/grpc-js';
 import type { AgentCard } from '@a2a-js/sdk';
-import type { Client } from '@a2a-js/sdk/client';
+import type { Client, TransportFactory } from '@a2a-js/sdk/client';
 import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { ProtocolBinding } from '../card/index.js';
@@ -47,11 +47,48 @@ function narrowedCard(raw: Record<string, unknown>, c: Candidate): AgentCard {
   };
 }
 
+/** An SDK client of one interface, and the release of the connections it opened. */
+export interface InterfaceClient {
+  client: Client;
+  /** Closes its gRPC channel (HTTP connections belong to the `fetch` it was given). Idempotent. */
+  close(): void;
+}
+
+/**
+ * The SDK's gRPC transports hold their grpc-js client in a field the SDK types do not show, and
+ * offer no close of their own; closing that client shuts the channel down. The client-close
+ * integration test fails if the SDK moves it.
+ */
+function closeTransport(t: unknown): void {
+  (t as { grpcClient?: { close?: () => void } } | null)?.grpcClient?.close?.();
+}
+
+/** A gRPC transport factory that remembers what it made, so that it can be closed. */
+function closableGrpc(inner: GrpcTransportFactory): { factory: TransportFactory; close(): void } {
+  const made: unknown[] = [];
+  let closed = false;
+  return {
+    factory: {
+      protocolName: inner.protocolName,
+      async create(url, card) {
+        const t = await inner.create(url, card);
+        if (closed) closeTransport(t);
+        else made.push(t);
+        return t;
+      },
+    },
+    close() {
+      closed = true;
+      for (const t of made.splice(0)) closeTransport(t);
+    },
+  };
+}
+
 export async function createInterfaceClient(
   raw: Record<string, unknown>,
   c: Candidate,
   opts: TransportOptions,
-): Promise<Client> {
+): Promise<InterfaceClient> {
   const fetchImpl = capturingFetch(opts.fetch);
   const legacyCompat = { enabled: true };
   let channel: ChannelCredentials | undefined;
@@ -60,18 +97,26 @@ export async function createInterfaceClient(
       ? grpcCredentials.createSsl(opts.grpcCa ? Buffer.from(opts.grpcCa) : undefined)
       : grpcCredentials.createInsecure();
   }
+  const grpc = closableGrpc(
+    new GrpcTransportFactory({
+      grpcChannelCredentials: channel,
+      grpcCallOptions: { interceptors: [capturingInterceptor] },
+      legacyCompat,
+    }),
+  );
   const factory = new ClientFactory({
     transports: [
       new JsonRpcTransportFactory({ fetchImpl, legacyCompat }),
       new RestTransportFactory({ fetchImpl, legacyCompat }),
-      new GrpcTransportFactory({
-        grpcChannelCredentials: channel,
-        grpcCallOptions: { interceptors: [capturingInterceptor] },
-        legacyCompat,
-      }),
+      grpc.factory,
     ],
   });
-  return factory.createFromAgentCard(narrowedCard(raw, c));
+  try {
+    return { client: await factory.createFromAgentCard(narrowedCard(raw, c)), close: grpc.close };
+  } catch (err) {
+    grpc.close();
+    throw err;
+  }
 }
 
 function a2aReason(err: unknown): string | undefined {

@@ -13,9 +13,10 @@ import type { ProbeResult } from '../probe/probe-result.js';
 import type { Prober } from '../probe/prober.js';
 import { checkIdentityFor, isIpLiteral, type TlsSettings } from '../probe/tls-settings.js';
 import { ProtocolBinding } from '../card/index.js';
-import { createInterfaceClient } from './interface-client.js';
+import { createInterfaceClient, type InterfaceClient } from './interface-client.js';
 import type { Candidate } from './candidates.js';
 import { displayText } from '../text/display-text.js';
+import { textMessageRequest } from './text-message.js';
 
 export const ContinuityResult = {
   /** GetTask over this interface found the task created over the origin. */
@@ -154,13 +155,15 @@ export async function runTaskContinuity(input: ContinuityInput): Promise<Continu
     protocolVersion: origin.iface.protocolVersion,
   };
   const pinned = pinnedFetch(origin, input.tls);
+  let opened: InterfaceClient | undefined;
   try {
-    const client = await createInterfaceClient(input.raw, originCandidate(origin), {
+    opened = await createInterfaceClient(input.raw, originCandidate(origin), {
       fetch: pinned.fetch,
       grpcCa: input.tls?.ca,
       diagnosisTimeoutMs: input.timeoutMs,
       bearerSent: input.bearerToken !== undefined,
     });
+    const client = opened.client;
     const options = {
       signal: AbortSignal.timeout(input.timeoutMs),
       ...(input.bearerToken ? { serviceParameters: { authorization: `Bearer ${input.bearerToken}` } } : {}),
@@ -168,34 +171,12 @@ export async function runTaskContinuity(input: ContinuityInput): Promise<Continu
     let taskId: string | undefined;
     try {
       const result = await client.sendMessage(
-        {
-          tenant: '',
-          message: {
-            messageId: `a2a-operator-continuity-${Date.now()}`,
-            contextId: '',
-            taskId: '',
-            role: 1,
-            parts: [
-              {
-                content: { $case: 'text', value: input.message },
-                metadata: undefined,
-                filename: '',
-                mediaType: '',
-              },
-            ],
-            metadata: undefined,
-            extensions: [],
-            referenceTaskIds: [],
-          },
-          // Answered at once with the task: an agent whose task runs long does not hold the
-          // check until it ends, and a task still working can be cancelled.
-          configuration: {
-            acceptedOutputModes: [],
-            taskPushNotificationConfig: undefined,
-            returnImmediately: true,
-          },
-          metadata: undefined,
-        } as unknown as Parameters<typeof client.sendMessage>[0],
+        // Answered at once with the task: an agent whose task runs long does not hold the
+        // check until it ends, and a task still working can be cancelled.
+        textMessageRequest(input.message, {
+          messageId: `a2a-operator-continuity-${Date.now()}`,
+          returnImmediately: true,
+        }),
         options,
       );
       taskId = resultTaskId(result);
@@ -249,6 +230,7 @@ export async function runTaskContinuity(input: ContinuityInput): Promise<Continu
     }
     return { ...base, origin: originRef, taskId, interfaces, cancel };
   } finally {
+    opened?.close();
     await pinned.close().catch(() => undefined);
   }
 }

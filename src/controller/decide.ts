@@ -24,7 +24,13 @@
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import type { A2AAgentSpec, A2AAgentStatus, Condition, InterfaceStatus } from '../api/a2aagent.js';
 import { nextCondition, type ConditionInput } from '../api/condition-helpers.js';
-import { CapabilityState, ConditionType, InterfaceState, Reason } from '../api/conditions.js';
+import {
+  CapabilitiesVerified,
+  CapabilityState,
+  ConditionType,
+  InterfaceState,
+  Reason,
+} from '../api/conditions.js';
 import { advertisedCard, type AdvertisedCard } from '../routing/advertised-card.js';
 import { capabilityClaims, type ParsedCard } from '../card/index.js';
 import { acceptable, planRouting, type RoutingPlan } from '../routing/plan.js';
@@ -53,7 +59,13 @@ import {
 } from './pod-status.js';
 import { interfaceEvents } from './transition-events.js';
 import { mapInterfaces, MAX_INTERFACES, type MapContext, type MappedInterface } from './interface-map.js';
-import { interfaceKey, statusInterface, type PodObservation, type SpecProblem } from './observed.js';
+import {
+  interfaceKey,
+  podAddresses,
+  statusInterface,
+  type PodObservation,
+  type SpecProblem,
+} from './observed.js';
 import { judgeCapabilities } from './capability-status.js';
 
 export interface DecideInput {
@@ -152,7 +164,8 @@ export function shrinkPod(
   return {
     candidate: p.pod.candidate && Boolean(p.pod.ip),
     ...(p.pod.ready !== undefined ? { ready: p.pod.ready } : {}),
-    ips: p.pod.ip ? [p.pod.ip] : [],
+    // Every address (dual-stack): the IPv6 endpoint of a pod is as much its own as the IPv4 one.
+    ips: podAddresses(p.pod),
     refuses: (key) => {
       if (!p.card) return false;
       if (!p.card.ok) return p.card.confirmed;
@@ -233,6 +246,12 @@ export function decide(input: DecideInput): Decision {
   // Written once something was probed (always with Enforce, where Ready waits for it).
   const capabilitiesShown =
     capabilitiesEnforced || capabilities.statuses.some((c) => c.state !== CapabilityState.NotProbed);
+  // A round that probed nothing (no verified interface right now, or out of time) says nothing
+  // new: a verdict shown before stays, with its detail, rather than vanishing and coming back
+  // (a status write each way).
+  const prevCapabilities = capabilitiesShown
+    ? undefined
+    : input.previous?.conditions?.find((c) => c.type === CapabilitiesVerified);
 
   // Routing: only in Enforce mode, without spec problems, and once every candidate pod has a
   // definite verdict for every interface (after a restart the memory is empty: routing stays
@@ -412,7 +431,18 @@ export function decide(input: DecideInput): Decision {
     verifiedCond,
     consistent,
     advertisedCond,
-    ...(capabilitiesShown ? [capabilities.condition] : []),
+    ...(capabilitiesShown
+      ? [capabilities.condition]
+      : prevCapabilities
+        ? [
+            {
+              type: prevCapabilities.type,
+              status: prevCapabilities.status,
+              reason: prevCapabilities.reason,
+              message: prevCapabilities.message,
+            },
+          ]
+        : []),
     reconciling,
     stalled,
   ].map((c) => nextCondition(prevConds, c, input.generation, now));
@@ -427,7 +457,11 @@ export function decide(input: DecideInput): Decision {
       : { podsConsistent: `0/${candidates.length}` },
     interfaces,
     verified: `${verifiedCount}/${refMapped.length}`,
-    ...(capabilitiesShown ? { capabilities: capabilities.statuses } : {}),
+    ...(capabilitiesShown
+      ? { capabilities: capabilities.statuses }
+      : prevCapabilities && input.previous?.capabilities
+        ? { capabilities: input.previous.capabilities }
+        : {}),
     ...(spec.routing.mode === 'Enforce' && routing
       ? {
           advertised: advertisedStatus(

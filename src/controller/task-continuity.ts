@@ -84,6 +84,10 @@ function pending(message: string): ConditionInput {
   };
 }
 
+function carried(prev: Condition): ConditionInput {
+  return { type: prev.type, status: prev.status, reason: prev.reason, message: prev.message };
+}
+
 export interface ContinuityStep {
   key: string;
   spec: A2AAgentSpec;
@@ -100,11 +104,14 @@ export interface ContinuityStep {
 export async function taskContinuityCondition(step: ContinuityStep): Promise<ConditionInput | undefined> {
   if (step.spec.probe.taskContinuity !== 'Once') return undefined;
   const { digest, memory } = step;
-  if (!digest) return pending('no card yet');
-  if (memory.continuity?.digest === digest) return memory.continuity.condition;
   const prev = step.previous?.find((c) => c.type === ConditionType.TaskContinuity);
+  // No card this round (no ready pod, cards not fetched yet): that says nothing new about the
+  // card judged before, so its verdict stays (rather than flapping to Pending and back, a
+  // status write each way).
+  if (!digest) return prev ? carried(prev) : pending('no card yet');
+  if (memory.continuity?.digest === digest) return memory.continuity.condition;
   if (prev && prev.reason !== Reason.TaskContinuityPending && prev.message.startsWith(prefix(digest))) {
-    const condition = { type: prev.type, status: prev.status, reason: prev.reason, message: prev.message };
+    const condition = carried(prev);
     memory.continuity = { digest, condition };
     return condition;
   }

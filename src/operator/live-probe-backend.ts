@@ -20,6 +20,20 @@ import { redactToken } from '../probe/redact-token.js';
 import { errorCode } from '../probe/transport-failure.js';
 import { reasonFor } from '../probe/verdict.js';
 
+const target = (req: ProbeRequest) => ({ address: req.address, port: req.port });
+
+/** The engine's options for one call of a request: its bounds and the credentials it carries. */
+function probeOptions(req: ProbeRequest) {
+  return {
+    timeoutMs: req.timeoutMs,
+    agent: req.agent,
+    notAfter: req.notAfter,
+    signal: req.signal,
+    bearerToken: req.bearerToken,
+    tls: req.tls,
+  };
+}
+
 export class LiveProbeBackend implements ProbeBackend {
   constructor(
     private readonly prober: Prober,
@@ -56,14 +70,7 @@ export class LiveProbeBackend implements ProbeBackend {
     const started = performance.now();
     let res: ProbeAnswer;
     try {
-      const r = await this.prober.probe({ address: req.address, port: req.port }, req.iface, {
-        timeoutMs: req.timeoutMs,
-        agent: req.agent,
-        notAfter: req.notAfter,
-        signal: req.signal,
-        bearerToken: req.bearerToken,
-        tls: req.tls,
-      });
+      const r = await this.prober.probe(target(req), req.iface, probeOptions(req));
       // Evidence stays here: only state, reason and the redacted message go on.
       res = {
         state: r.state,
@@ -97,18 +104,11 @@ export class LiveProbeBackend implements ProbeBackend {
       CAPABILITIES.map(async (c): Promise<CapabilityFinding> => {
         try {
           const v = await this.prober.probeCapability(
-            { address: req.address, port: req.port },
+            target(req),
             req.iface,
             c,
             req.claims[c],
-            {
-              timeoutMs: req.timeoutMs,
-              agent: req.agent,
-              notAfter: req.notAfter,
-              signal: req.signal,
-              bearerToken: req.bearerToken,
-              tls: req.tls,
-            },
+            probeOptions(req),
           );
           return { ...v, message: redactToken(v.message, req.bearerToken) };
         } catch (err) {

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import { useCluster, type Cluster } from '../harness/cluster.js';
 import type { AgentView } from '../harness/wait.js';
+import { listOwned } from '../harness/routing-observer.js';
 
 /** The long profile: more kills, longer churn, the slow card streaming for minutes. */
 export const FULL = process.env.A2A_FAULTS_FULL === '1';
@@ -143,27 +144,7 @@ export async function observeRouting(
   agent: string,
 ): Promise<RoutingObservation> {
   const at = Date.now();
-  const out = await cluster.kubectl([
-    'get',
-    'endpointslices,configmaps',
-    '-n',
-    ns,
-    '-l',
-    `app.kubernetes.io/managed-by=a2a-operator`,
-    '-o',
-    'json',
-  ]);
-  if (out.code !== 0) throw new Error(`kubectl get failed: ${out.stderr}`);
-  const items = (
-    JSON.parse(out.stdout) as {
-      items: {
-        kind: string;
-        metadata: { name: string };
-        endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[];
-        data?: Record<string, string>;
-      }[];
-    }
-  ).items;
+  const items = await listOwned(cluster, ns);
   const slices = new Map<string, string[]>();
   for (const i of items) {
     if (i.kind !== 'EndpointSlice' || !i.metadata.name.startsWith(`${agent}-`)) continue;
@@ -186,30 +167,7 @@ export async function observeRouting(
 }
 
 /** Per pod IP, [time, up] transitions of one binding (recorded on the safe side by the churner). */
-export class BindingHistory {
-  private readonly h = new Map<string, [number, boolean][]>();
-
-  set(ip: string, up: boolean, at = Date.now()): void {
-    const list = this.h.get(ip) ?? [];
-    list.push([at, up]);
-    this.h.set(ip, list);
-  }
-
-  isUp(ip: string): boolean {
-    return this.h.get(ip)?.at(-1)?.[1] ?? false;
-  }
-
-  /** Whether the binding was up at any instant of [from, to]. */
-  upDuring(ip: string, from: number, to: number): boolean {
-    let state = false;
-    for (const [t, up] of this.h.get(ip) ?? []) {
-      if (t > to) break;
-      if (t <= from) state = up;
-      else if (up) return true;
-    }
-    return state;
-  }
-}
+export { Transitions as BindingHistory } from '../harness/routing-observer.js';
 
 /**
  * When the operator was able to act: [start, end) intervals from "ready" to "killed". Its

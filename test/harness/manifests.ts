@@ -41,6 +41,29 @@ export function healthySpec(
   };
 }
 
+/**
+ * A signing-key Secret opted in for one agent (docs/security.md): the credential label, and the
+ * sign-for annotation naming the agent; the JWK under `key.jwk`.
+ */
+export function signingKeySecret(
+  ns: string,
+  name: string,
+  signFor: string,
+  jwk: object,
+): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name,
+      namespace: ns,
+      labels: { 'a2a.dev/credential': 'true' },
+      annotations: { 'a2a.dev/sign-for': signFor },
+    },
+    stringData: { 'key.jwk': JSON.stringify(jwk) },
+  };
+}
+
 export async function apply(cluster: Cluster, ...objects: Record<string, unknown>[]): Promise<void> {
   const res = await cluster.kubectl(['apply', '-f', '-'], {
     input: objects.map((o) => stringify(o)).join('---\n'),

@@ -14,6 +14,8 @@ import {
   dropAfterRequestServer,
   hangingServer,
 } from '../agents/raw-listeners.js';
+import { card, grpc, jsonrpc, rest } from '../harness/client-cards.js';
+import { textMessageRequest } from '../../src/client/text-message.js';
 import { RUNTIMES, startLocalAgent, type LocalAgent, type LocalAgentConfig } from '../harness/local-agent.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -25,6 +27,13 @@ async function agent(rt: (typeof RUNTIMES)[number], config: LocalAgentConfig = {
   const a = await startLocalAgent(rt, config);
   closers.push(() => a.close());
   return a;
+}
+
+/** A client closed after the test (its gRPC channels and HTTP pool), before the agents stop. */
+async function failoverClient(...args: Parameters<typeof FailoverClient.create>): Promise<FailoverClient> {
+  const c = await FailoverClient.create(...args);
+  closers.push(() => c.close());
+  return c;
 }
 
 async function listen(
@@ -44,61 +53,9 @@ async function refusedPort(): Promise<number> {
   return port;
 }
 
-const jsonrpc = (port: number) => ({
-  url: `http://127.0.0.1:${port}/a2a/jsonrpc`,
-  protocolBinding: 'JSONRPC',
-  protocolVersion: '1.0',
-});
-const rest = (port: number) => ({
-  url: `http://127.0.0.1:${port}/a2a/rest`,
-  protocolBinding: 'HTTP+JSON',
-  protocolVersion: '1.0',
-});
-const grpc = (port: number) => ({
-  url: `http://127.0.0.1:${port}`,
-  protocolBinding: 'GRPC',
-  protocolVersion: '1.0',
-});
-
-function card(supportedInterfaces: object[]) {
-  return {
-    name: 'failover-test',
-    description: 'client failover test card',
-    version: '1.0.0',
-    supportedInterfaces,
-    capabilities: { streaming: false, pushNotifications: false },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-  };
-}
-
 let n = 0;
-function message(taskId?: string) {
-  // The full proto shape: the gRPC transport serialises every field.
-  return {
-    tenant: '',
-    message: {
-      messageId: `msg-${process.pid}-${++n}`,
-      contextId: '',
-      taskId: taskId ?? '',
-      role: 1,
-      parts: [
-        {
-          content: { $case: 'text' as const, value: 'hello' },
-          metadata: undefined,
-          filename: '',
-          mediaType: '',
-        },
-      ],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  } as unknown as Parameters<FailoverClient['sendMessage']>[0];
-}
+const message = (taskId?: string) =>
+  textMessageRequest('hello', { messageId: `msg-${process.pid}-${++n}`, ...(taskId ? { taskId } : {}) });
 
 const sends = async (a: LocalAgent) => (await a.calls()).filter((c) => /Send/i.test(c)).length;
 
@@ -121,7 +78,7 @@ async function drainStream(it: AsyncGenerator<unknown>): Promise<void> {
 for (const rt of RUNTIMES) {
   void test(`[${rt}] seed scenario: the gRPC attempts fail as WrongBinding and Unimplemented, JSON-RPC serves the message once`, async () => {
     const a = await agent(rt, { grpc: { register: false } });
-    const client = await FailoverClient.create({
+    const client = await failoverClient({
       card: card([grpc(a.ports.http!), grpc(a.ports.grpc!), jsonrpc(a.ports.http!)]),
     });
     await client.sendMessage(message());
@@ -142,7 +99,7 @@ for (const rt of RUNTIMES) {
   void test(`[${rt}] the seed card itself (v0.3): preferredTransport GRPC is a hint over additionalInterfaces, the unregistered gRPC fails as Unimplemented, JSON-RPC serves`, async () => {
     const a = await agent(rt, { grpc: { register: false }, legacyCompat: true });
     const rpc = `http://127.0.0.1:${a.ports.http}/a2a/jsonrpc`;
-    const client = await FailoverClient.create({
+    const client = await failoverClient({
       card: {
         name: 'seed-agent',
         protocolVersion: '0.3.0',
@@ -173,7 +130,7 @@ for (const rt of RUNTIMES) {
   void test(`[${rt}] UNAUTHENTICATED is returned at once, never retried on another binding or agent`, async () => {
     const locked = await agent(rt, { grpc: {}, authToken: 's3cret' });
     const open = await agent(rt);
-    const client = await FailoverClient.create({
+    const client = await failoverClient({
       card: card([grpc(locked.ports.grpc!), jsonrpc(locked.ports.http!), jsonrpc(open.ports.http!)]),
     });
     const err = await failure(client.sendMessage(message()));
@@ -192,7 +149,7 @@ for (const rt of RUNTIMES) {
     const a = await agent(rt);
     const drop = dropAfterRequestServer();
     const dropPort = await listen(drop);
-    const client = await FailoverClient.create({ card: card([jsonrpc(dropPort), jsonrpc(a.ports.http!)]) });
+    const client = await failoverClient({ card: card([jsonrpc(dropPort), jsonrpc(a.ports.http!)]) });
     const err = await failure(client.sendMessage(message('task-known-1')));
     assert.equal(err.outcome, CallOutcome.Ambiguous);
     assert.equal(err.taskId, 'task-known-1');
@@ -211,7 +168,7 @@ for (const rt of RUNTIMES) {
     const a = await agent(rt);
     const drop = dropAfterGrpcRequestServer();
     const dropPort = await listen(drop);
-    const client = await FailoverClient.create({ card: card([grpc(dropPort), jsonrpc(a.ports.http!)]) });
+    const client = await failoverClient({ card: card([grpc(dropPort), jsonrpc(a.ports.http!)]) });
     const err = await failure(client.sendMessage(message()));
     assert.equal(err.outcome, CallOutcome.Ambiguous);
     assert.equal(err.report.attempts[0]!.requestSent, true);
@@ -224,7 +181,7 @@ for (const rt of RUNTIMES) {
     const a = await agent(rt);
     const hang = hangingServer();
     const hangPort = await listen(hang);
-    const client = await FailoverClient.create(
+    const client = await failoverClient(
       { card: card([jsonrpc(hangPort), jsonrpc(a.ports.http!)]) },
       { callTimeoutMs: 1000 },
     );
@@ -241,7 +198,7 @@ for (const rt of RUNTIMES) {
     const drop = dropAfterRequestServer();
     const dropPort = await listen(drop);
     const refused = await refusedPort();
-    const client = await FailoverClient.create({
+    const client = await failoverClient({
       card: card([jsonrpc(refused), jsonrpc(dropPort), jsonrpc(a.ports.http!)]),
     });
     const first = await failure(drainStream(client.sendMessageStream(message())));
@@ -262,7 +219,7 @@ for (const rt of RUNTIMES) {
   void test(`[${rt}] selection sticks to the serving interface and wraps around after the last`, async () => {
     const x = await agent(rt);
     const y = await agent(rt);
-    const client = await FailoverClient.create({ card: card([jsonrpc(x.ports.http!), rest(y.ports.http!)]) });
+    const client = await failoverClient({ card: card([jsonrpc(x.ports.http!), rest(y.ports.http!)]) });
     await client.sendMessage(message());
     await client.sendMessage(message());
     assert.deepEqual([await sends(x), await sends(y)], [2, 0]);
@@ -292,7 +249,7 @@ for (const rt of RUNTIMES) {
 
   void test(`[${rt}] a refused connection fails over within the same unary call (HTTP and gRPC)`, async () => {
     const a = await agent(rt);
-    const client = await FailoverClient.create({
+    const client = await failoverClient({
       card: card([jsonrpc(await refusedPort()), grpc(await refusedPort()), rest(a.ports.http!)]),
     });
     await client.sendMessage(message());
@@ -317,7 +274,7 @@ for (const rt of RUNTIMES) {
     const cardPort = await listen(cardServer);
     let now = 1_000_000;
     let refreshed: () => void = () => {};
-    const client = await FailoverClient.create(
+    const client = await failoverClient(
       { cardUrl: `http://127.0.0.1:${cardPort}/.well-known/agent-card.json` },
       {
         now: () => now,

@@ -4,58 +4,26 @@
  * side-effect-free call for a random task id. Served as claimed, absent as claimed, and cards
  * that lie both ways.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  CAPABILITIES,
-  CardParseError,
-  capabilityClaims,
-  parseCard,
-  type ParsedCard,
-} from '../../src/card/index.js';
-import { fetchCard, Prober } from '../../src/probe/index.js';
+import { CAPABILITIES, capabilityClaims } from '../../src/card/index.js';
 import type { CapabilityFlags, DeclaredCapabilities } from '../agents/agent-config.js';
-import { RUNTIMES, startLocalAgent, type LocalAgent, type LocalAgentConfig } from '../harness/local-agent.js';
+import { RUNTIMES, type LocalAgentConfig } from '../harness/local-agent.js';
+import { fetchAgentCard, LOOPBACK, loopbackProbes } from '../harness/loopback-probes.js';
 
-const LOOPBACK = '127.0.0.1';
 const timeoutMs = 2000;
-let prober: Prober;
-const agents: LocalAgent[] = [];
-
-before(() => {
-  prober = new Prober({ concurrency: 8 });
-});
-after(async () => {
-  await prober.close();
-  for (const a of agents) await a.close();
-});
-
-async function fetchParsed(a: LocalAgent): Promise<ParsedCard> {
-  const r = await fetchCard({
-    address: LOOPBACK,
-    port: a.ports.http!,
-    scheme: 'http',
-    path: '/.well-known/agent-card.json',
-    hostHeader: `agent.internal:${a.ports.http}`,
-    timeoutMs,
-  });
-  assert.equal(r.kind, 'ok');
-  const card = parseCard(r.kind === 'ok' ? r.body : undefined);
-  assert.ok(!(card instanceof CardParseError));
-  return card;
-}
+const lp = loopbackProbes();
 
 /** `BINDING@version capability=State` for every interface and capability of the agent's card. */
 async function capabilityStates(config: LocalAgentConfig, rt: (typeof RUNTIMES)[number]): Promise<string[]> {
-  const a = await startLocalAgent(rt, config);
-  agents.push(a);
-  const card = await fetchParsed(a);
+  const a = await lp.agent(rt, config);
+  const card = await fetchAgentCard(a, timeoutMs);
   const claims = capabilityClaims(card.raw);
   const out: string[] = [];
   for (const i of card.interfaces) {
     const port = Number(/:(\d+)(?:\/|$)/.exec(i.url)![1]);
     for (const c of CAPABILITIES) {
-      const v = await prober.probeCapability({ address: LOOPBACK, port }, i, c, claims[c], { timeoutMs });
+      const v = await lp.prober.probeCapability({ address: LOOPBACK, port }, i, c, claims[c], { timeoutMs });
       assert.doesNotMatch(
         v.message,
         /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/,

@@ -6,44 +6,23 @@
  * TaskNotFound; a probe that did not declare them gets ExtensionSupportRequired, which proves
  * the handler too. Both are Verified, each with its own evidence.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CardParseError, parseCard, type CardInterface } from '../../src/card/index.js';
-import { fetchCard, Prober, type ProbeResult } from '../../src/probe/index.js';
-import { RUNTIMES, startLocalAgent, type LocalAgent, type Runtime } from '../harness/local-agent.js';
+import type { CardInterface } from '../../src/card/index.js';
+import type { ProbeResult } from '../../src/probe/index.js';
+import { RUNTIMES, type LocalAgent, type Runtime } from '../harness/local-agent.js';
+import { fetchAgentCard, LOOPBACK, loopbackProbes } from '../harness/loopback-probes.js';
 
-const LOOPBACK = '127.0.0.1';
 const timeoutMs = 1500;
 const EXT = 'https://example.com/a2a/ext/audit/v1';
-let prober: Prober;
-const agents: LocalAgent[] = [];
+const lp = loopbackProbes();
 
-before(() => {
-  prober = new Prober({ concurrency: 8 });
-});
-after(async () => {
-  await prober.close();
-  for (const a of agents) await a.close();
-});
-
-async function cardInterfaces(a: LocalAgent): Promise<CardInterface[]> {
-  const r = await fetchCard({
-    address: LOOPBACK,
-    port: a.ports.http!,
-    scheme: 'http',
-    path: '/.well-known/agent-card.json',
-    hostHeader: `agent.internal:${a.ports.http}`,
-    timeoutMs,
-  });
-  assert.equal(r.kind, 'ok');
-  const card = parseCard(r.kind === 'ok' ? r.body : undefined);
-  assert.ok(!(card instanceof CardParseError));
-  return card.interfaces;
-}
+const cardInterfaces = async (a: LocalAgent): Promise<CardInterface[]> =>
+  (await fetchAgentCard(a, timeoutMs)).interfaces;
 
 const portOf = (i: CardInterface) => Number(/:(\d+)(?:\/|$)/.exec(i.url)![1]);
 const probe = (i: CardInterface): Promise<ProbeResult> =>
-  prober.probe({ address: LOOPBACK, port: portOf(i) }, i, { timeoutMs });
+  lp.prober.probe({ address: LOOPBACK, port: portOf(i) }, i, { timeoutMs });
 
 /** The answer each binding gave, as evidence shows it. */
 function answer(r: ProbeResult): string {
@@ -55,7 +34,7 @@ function answer(r: ProbeResult): string {
 
 for (const rt of RUNTIMES) {
   void test(`[${rt}] a card requiring an extension: Verified with the header (TaskNotFound) and without it (ExtensionSupportRequired)`, async () => {
-    const a = await startLocalAgent(rt as Runtime, {
+    const a = await lp.agent(rt as Runtime, {
       grpc: {},
       capabilities: {
         extensions: [
@@ -64,7 +43,6 @@ for (const rt of RUNTIMES) {
         ],
       },
     });
-    agents.push(a);
     const interfaces = await cardInterfaces(a);
     assert.deepEqual(
       interfaces.map((i) => [i.protocolBinding, i.requiredExtensions]),
@@ -103,13 +81,12 @@ for (const rt of RUNTIMES) {
 
 for (const rt of RUNTIMES) {
   void test(`[${rt}] v0.3 interfaces (SDK compat layer) of a card requiring an extension: the header (X-A2A-Extensions) is accepted`, async () => {
-    const a = await startLocalAgent(rt, {
+    const a = await lp.agent(rt, {
       grpc: {},
       legacyCompat: true,
       card: { serve: 'hybrid' },
       capabilities: { extensions: [{ uri: EXT, required: true }] },
     });
-    agents.push(a);
     const interfaces = (await cardInterfaces(a)).filter((i) => i.protocolVersion === '0.3');
     assert.ok(interfaces.every((i) => i.requiredExtensions?.[0] === EXT));
     const results = await Promise.all(interfaces.map(probe));

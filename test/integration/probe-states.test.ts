@@ -10,44 +10,24 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  CardParseError,
-  parseCard,
-  staticChecks,
-  type CardInterface,
-  type ParsedCard,
-} from '../../src/card/index.js';
-import { fetchCard, Prober, type ProbeResult } from '../../src/probe/index.js';
+import { staticChecks, type CardInterface, type ParsedCard } from '../../src/card/index.js';
+import { fetchCard, type ProbeResult } from '../../src/probe/index.js';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
-import {
-  RUNTIMES,
-  startLocalAgent,
-  type LocalAgent,
-  type LocalAgentConfig,
-  type Runtime,
-} from '../harness/local-agent.js';
+import { RUNTIMES, type LocalAgent, type LocalAgentConfig, type Runtime } from '../harness/local-agent.js';
+import { fetchAgentCard, LOOPBACK, loopbackProbes } from '../harness/loopback-probes.js';
 
-const LOOPBACK = '127.0.0.1';
 const timeoutMs = 1500;
-let prober: Prober;
+const lp = loopbackProbes();
 let ca: TestCa;
-const agents: LocalAgent[] = [];
 
 before(() => {
-  prober = new Prober({ concurrency: 8 });
   ca = createTestCa();
 });
-after(async () => {
-  await prober.close();
-  for (const a of agents) await a.close();
+after(() => {
   ca.dispose();
 });
 
-async function agent(rt: Runtime, config: LocalAgentConfig): Promise<LocalAgent> {
-  const a = await startLocalAgent(rt, config);
-  agents.push(a);
-  return a;
-}
+const agent = (rt: Runtime, config: LocalAgentConfig): Promise<LocalAgent> => lp.agent(rt, config);
 
 /** One expectation where the runtimes differ on the wire (the test says which one the spec backs). */
 function byRuntime<T>(rt: Runtime, per: Record<Runtime, T>): T {
@@ -80,7 +60,7 @@ function probe(
   i: CardInterface,
   opts: { bearerToken?: string; tls?: { ca?: string; insecureSkipVerify?: boolean } } = {},
 ) {
-  return prober.probe({ address: LOOPBACK, port }, i, { timeoutMs, ...opts });
+  return lp.prober.probe({ address: LOOPBACK, port }, i, { timeoutMs, ...opts });
 }
 
 function stateAndReason(r: ProbeResult): [string, string] {
@@ -96,20 +76,7 @@ function three(a: LocalAgent, version = '1.0', scheme = 'http'): [number, CardIn
   ];
 }
 
-async function fetchParsed(a: LocalAgent): Promise<ParsedCard> {
-  const r = await fetchCard({
-    address: LOOPBACK,
-    port: a.ports.http!,
-    scheme: 'http',
-    path: '/.well-known/agent-card.json',
-    hostHeader: `agent.internal:${a.ports.http}`,
-    timeoutMs,
-  });
-  assert.equal(r.kind, 'ok');
-  const card = parseCard(r.kind === 'ok' ? r.body : undefined);
-  assert.ok(!(card instanceof CardParseError));
-  return card;
-}
+const fetchParsed = (a: LocalAgent): Promise<ParsedCard> => fetchAgentCard(a, timeoutMs);
 
 /** Probes each interface of a card at the loopback port its URL names. */
 async function probeCard(card: ParsedCard): Promise<string[]> {

@@ -20,10 +20,17 @@ import assert from 'node:assert/strict';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { applyWithMissingSecret, waitFailedGrpcProbe } from '../harness/lifecycle-steps.js';
 import { startOperator } from '../harness/operator.js';
 import { deletePod, setPodStatus } from '../harness/pods.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
 import { seeded } from '../harness/seeded.js';
+import {
+  observeOwnedRouting,
+  Transitions,
+  watchLifecycle,
+  type LifecycleWatch,
+} from '../harness/routing-observer.js';
 
 const PERIOD = 3;
 const TIMEOUT = 1;
@@ -32,22 +39,10 @@ const THRESHOLD = 2;
 const D_MS = (PERIOD + 1 + 2 + THRESHOLD * TIMEOUT + 3) * 1000;
 const CHURN_MS = Number(process.env.A2A_INVARIANT_SECONDS ?? 90) * 1000;
 
-/** Per pod address: [time, grpcUp] transitions. */
-const history = new Map<string, [number, boolean][]>();
-/** Per pod address: [time, present and ready] transitions. */
-const presence = new Map<string, [number, boolean][]>();
-
-/** Whether the pod's gRPC was up at any instant of [from, to]. */
-function upDuring(ip: string, from: number, to: number, of = history): boolean {
-  const h = of.get(ip) ?? [];
-  let state = false;
-  for (const [t, up] of h) {
-    if (t > to) break;
-    if (t <= from) state = up;
-    else if (up) return true;
-  }
-  return state;
-}
+/** Per pod address: serving gRPC. */
+const history = new Transitions();
+/** Per pod address: present and ready. */
+const presence = new Transitions();
 
 const s = scenario('invariant', {
   async setup({ cluster, ns, pods }) {
@@ -59,8 +54,8 @@ const s = scenario('invariant', {
         config: healthyAgentConfig(`churn.${ns}.svc`),
       });
       pods.push(p);
-      history.set(p.ip, [[Date.now(), true]]);
-      presence.set(p.ip, [[Date.now(), true]]);
+      history.set(p.ip, true);
+      presence.set(p.ip, true);
     }
     await apply(
       cluster,
@@ -76,72 +71,8 @@ const s = scenario('invariant', {
   },
 });
 
-interface Slice {
-  service: string;
-  port: string;
-  ips: string[];
-}
-
-interface Observation {
-  at: number;
-  grpc: string[];
-  http: string[];
-  cardHasGrpc: boolean;
-  /** Every slice of the operator in the namespace, whichever agent or Service. */
-  slices: Slice[];
-  /** Card ConfigMaps present, by name. */
-  cards: string[];
-}
-
 /** The operator's objects; `service` picks the one whose ports fill grpc/http (default churn). */
-async function observe(service = 'churn'): Promise<Observation> {
-  const at = Date.now();
-  const out = await s.cluster.kubectl([
-    'get',
-    'endpointslices,configmaps',
-    '-n',
-    s.ns,
-    '-l',
-    'app.kubernetes.io/managed-by=a2a-operator',
-    '-o',
-    'json',
-  ]);
-  const items = (
-    JSON.parse(out.stdout) as {
-      items: {
-        kind: string;
-        metadata: { name: string; labels?: Record<string, string> };
-        ports?: { name: string }[];
-        endpoints?: { addresses: string[] }[];
-        data?: Record<string, string>;
-      }[];
-    }
-  ).items;
-  const slices = items
-    .filter((i) => i.kind === 'EndpointSlice')
-    .map((i) => ({
-      service: i.metadata.labels?.['kubernetes.io/service-name'] ?? '',
-      port: i.ports?.[0]?.name ?? '',
-      ips: (i.endpoints ?? []).map((e) => e.addresses[0]!),
-    }));
-  const ips = (port: string) =>
-    slices
-      .filter((x) => x.service === service && x.port === port)
-      .flatMap((x) => x.ips)
-      .sort();
-  const cm = items.find((i) => i.kind === 'ConfigMap' && i.metadata.name === 'churn-agent-card');
-  const card = cm?.data?.['agent-card.json']
-    ? (JSON.parse(cm.data['agent-card.json']) as { supportedInterfaces: { protocolBinding: string }[] })
-    : undefined;
-  return {
-    at,
-    grpc: ips('grpc'),
-    http: ips('http'),
-    cardHasGrpc: Boolean(card?.supportedInterfaces.some((i) => i.protocolBinding === 'GRPC')),
-    slices,
-    cards: items.filter((i) => i.kind === 'ConfigMap').map((i) => i.metadata.name),
-  };
-}
+const observe = (service = 'churn') => observeOwnedRouting(s.cluster, s.ns, service, 'churn');
 
 describe('routing invariant under random break/heal', () => {
   test('holds at every observation', async () => {
@@ -154,20 +85,18 @@ describe('routing invariant under random break/heal', () => {
       while (Date.now() < stop) {
         await new Promise((r) => setTimeout(r, 1500 + random() * 4000));
         const p = s.pods[Math.floor(random() * s.pods.length)]!;
-        const h = history.get(p.ip)!;
-        const up = !h.at(-1)![1];
+        const up = !history.isUp(p.ip);
         // Record the transition on the safe side: a break counts from before the request, a heal from after it.
-        if (!up) h.push([Date.now(), false]);
+        if (!up) history.set(p.ip, false);
         await p.control('/grpc', { running: up });
-        if (up) h.push([Date.now(), true]);
+        if (up) history.set(p.ip, true);
         flips++;
       }
       // End healed, so the final state is checkable too.
       for (const p of s.pods) {
-        const h = history.get(p.ip)!;
-        if (!h.at(-1)![1]) {
+        if (!history.isUp(p.ip)) {
           await p.control('/grpc', { running: true });
-          h.push([Date.now(), true]);
+          history.set(p.ip, true);
         }
       }
     })();
@@ -183,7 +112,7 @@ describe('routing invariant under random break/heal', () => {
         violations.push(`${o.at}: card lists GRPC=${o.cardHasGrpc} but grpc routes to ${o.grpc.length} pods`);
       previousDisagreed = disagrees;
       for (const ip of o.grpc) {
-        if (!upDuring(ip, o.at - D_MS, o.at))
+        if (!history.upDuring(ip, o.at - D_MS, o.at))
           violations.push(`${o.at}: ${ip} routed for gRPC but down for all of the last ${D_MS}ms`);
       }
       if (o.http.length !== s.pods.length)
@@ -207,32 +136,16 @@ describe('routing invariant under random break/heal', () => {
   });
 
   test('holds through the lifecycle edges: removals under a spec problem, restart blip, rename, modes, overlap', async () => {
-    const violations: string[] = [];
-    let observations = 0;
-    let watching = true;
     /** Set during the restart blip: the churn agent's slices must keep every pod. */
     let mustKeepAll = false;
-    const watcher = (async () => {
-      while (watching) {
-        const o = await observe().catch(() => undefined);
-        if (!o) continue;
-        observations++;
-        for (const x of o.slices) {
-          for (const ip of x.ips) {
-            if (!upDuring(ip, o.at - D_MS, o.at, presence))
-              violations.push(`${o.at}: ${ip} in ${x.service}/${x.port} but gone or NotReady for ${D_MS}ms`);
-            // Under the restart blip the phase checks the opposite on purpose (nothing withdrawn
-            // before failureThreshold confirms; its bound is that spec's, not D).
-            if (x.port === 'grpc' && !mustKeepAll && !upDuring(ip, o.at - D_MS, o.at))
-              violations.push(`${o.at}: ${ip} routed for gRPC in ${x.service} but down for ${D_MS}ms`);
-          }
-        }
-        if (mustKeepAll && (o.grpc.length !== s.pods.length || o.http.length !== s.pods.length))
-          violations.push(
-            `${o.at}: restart blip withdrew: grpc ${o.grpc.join(',')} http ${o.http.join(',')}`,
-          );
-      }
-    })();
+    const watch = watchLifecycle({
+      cluster: s.cluster,
+      ns: s.ns,
+      presence,
+      grpc: history,
+      boundMs: D_MS,
+      mustKeep: () => (mustKeepAll ? { service: 'churn', pods: s.pods.length } : undefined),
+    });
     const spec = (extra: Record<string, unknown> = {}) => ({
       ...healthySpec('churn', {
         periodSeconds: PERIOD,
@@ -262,9 +175,8 @@ describe('routing invariant under random break/heal', () => {
           (await observe()).slices.some((x) => x.ips.some((ip) => ips.includes(ip))) ? undefined : true,
         60_000,
       );
-    const stopAt = (ip: string, of: Map<string, [number, boolean][]>) =>
-      of.get(ip)!.push([Date.now(), false]);
     let extra: AgentPod | undefined;
+    let seen: Awaited<ReturnType<LifecycleWatch['stop']>>;
     try {
       // 1. Removals while the spec has a problem: a dual-stack pod deleted, another turned NotReady.
       extra = await startAgentPod(s.cluster, {
@@ -276,8 +188,8 @@ describe('routing invariant under random break/heal', () => {
       });
       const extraIps = extra.ips;
       for (const ip of extraIps) {
-        history.set(ip, [[Date.now(), true]]);
-        presence.set(ip, [[Date.now(), true]]);
+        history.set(ip, true);
+        presence.set(ip, true);
       }
       await waitFor(
         'the dual-stack pod routed in both families',
@@ -288,29 +200,15 @@ describe('routing invariant under random break/heal', () => {
         },
         60_000,
       );
-      await apply(
-        s.cluster,
-        agentManifest(
-          s.ns,
-          'churn',
-          spec({ auth: { bearerToken: { secretKeyRef: { name: 'missing', key: 'token' } } } }),
-        ),
-      );
-      await waitAgent(
-        s.cluster,
-        s.ns,
-        'churn',
-        'Stalled SecretNotFound',
-        (a) => condition(a, 'Stalled')?.reason === 'SecretNotFound',
-      );
-      for (const ip of extraIps) stopAt(ip, presence);
+      await applyWithMissingSecret(s.cluster, s.ns, 'churn', spec());
+      for (const ip of extraIps) presence.set(ip, false);
       await deletePod(s.cluster, s.ns, 'churn-extra');
       const notReady = s.pods[2]!;
-      stopAt(notReady.ip, presence);
+      presence.set(notReady.ip, false);
       await setPodStatus(s.cluster, s.ns, notReady.name, { ip: notReady.ip, ready: false });
       await gone('deleted and NotReady pods out of every slice', [...extraIps, notReady.ip]);
       await setPodStatus(s.cluster, s.ns, notReady.name, { ip: notReady.ip, ready: true });
-      presence.get(notReady.ip)!.push([Date.now(), true]);
+      presence.set(notReady.ip, true);
       await apply(s.cluster, agentManifest(s.ns, 'churn', spec()));
       await routedTo('spec fixed: every pod routed again', 'churn', all());
 
@@ -329,17 +227,13 @@ describe('routing invariant under random break/heal', () => {
       await s.operator.stop();
       mustKeepAll = true;
       const blip = s.pods[0]!;
-      stopAt(blip.ip, history);
+      history.set(blip.ip, false);
       await blip.control('/grpc', { running: false });
       s.operator = await startOperator({ kubeconfig: s.cluster.kubeconfigPath, namespaces: [s.ns] });
       await s.operator.waitReady();
-      const failedGrpc = async () =>
-        [...(await s.operator.metrics()).matchAll(/^a2a_operator_probes_total\{([^}]*)\} (\d+)/gm)]
-          .filter((m) => m[1]!.includes('binding="GRPC"') && !m[1]!.includes('state="Verified"'))
-          .reduce((n, m) => n + Number(m[2]), 0);
-      await waitFor('the first failed gRPC probe', async () => (await failedGrpc()) > 0, 60_000, 100);
+      await waitFailedGrpcProbe(s.operator);
       await blip.control('/grpc', { running: true });
-      history.get(blip.ip)!.push([Date.now(), true]);
+      history.set(blip.ip, true);
       await waitAgent(
         s.cluster,
         s.ns,
@@ -370,10 +264,10 @@ describe('routing invariant under random break/heal', () => {
       await routedTo('the twin routes every pod', 'churn-twin', all());
       await routedTo('the first agent still routes every pod', 'churn', all());
     } finally {
-      watching = false;
-      await watcher;
+      seen = await watch.stop();
       await extra?.destroy(false);
     }
+    const { violations, observations } = seen;
     assert.deepEqual(violations, [], `${violations.length} violations in ${observations} observations`);
     assert.ok(observations > 20, `only ${observations} observations`);
     process.stderr.write(`[invariant] lifecycle: ${observations} observations, 0 violations\n`);

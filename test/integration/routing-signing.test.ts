@@ -7,7 +7,13 @@ import { generateKeyPairSync } from 'node:crypto';
 import { verifyAgentCardSignature } from '@a2a-js/sdk';
 import { startAgentPod } from '../harness/agent-pod.js';
 import { scenario } from '../harness/scenario.js';
-import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import {
+  agentManifest,
+  apply,
+  healthyAgentConfig,
+  healthySpec,
+  signingKeySecret,
+} from '../harness/manifests.js';
 import { waitAgent } from '../harness/wait.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -40,17 +46,7 @@ const s = scenario('signing', {
     );
     await apply(
       cluster,
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: {
-          name: 'card-key',
-          namespace: ns,
-          labels: { 'a2a.dev/credential': 'true' },
-          annotations: { 'a2a.dev/sign-for': 'signed' },
-        },
-        stringData: { 'key.jwk': JSON.stringify(privateJwk) },
-      },
+      signingKeySecret(ns, 'card-key', 'signed', privateJwk),
       agentManifest(ns, 'signed', {
         ...healthySpec('signed'),
         routing: { signingKey: { secretKeyRef: { name: 'card-key', key: 'key.jwk' } } },

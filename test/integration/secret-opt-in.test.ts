@@ -11,7 +11,13 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { scenario } from '../harness/scenario.js';
-import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import {
+  agentManifest,
+  apply,
+  healthyAgentConfig,
+  healthySpec,
+  signingKeySecret,
+} from '../harness/manifests.js';
 import { condition, waitAgent } from '../harness/wait.js';
 
 const TOKEN = 'optin-probe-token-2b7c9d';
@@ -48,17 +54,7 @@ const s = scenario('optin', {
         metadata: { name: 'guarded-token', namespace: ns }, // no opt-in label (yet)
         stringData: { token: TOKEN },
       },
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: {
-          name: 'card-key',
-          namespace: ns,
-          labels: { 'a2a.dev/credential': 'true' },
-          annotations: { 'a2a.dev/sign-for': 'allowed' },
-        },
-        stringData: { 'key.jwk': JSON.stringify(privateJwk) },
-      },
+      signingKeySecret(ns, 'card-key', 'allowed', privateJwk),
       agentManifest(ns, 'guarded', {
         ...healthySpec('guarded', PROBE),
         auth: { bearerToken: { secretKeyRef: { name: 'guarded-token', key: 'token' } } },

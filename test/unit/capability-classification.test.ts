@@ -17,18 +17,10 @@ import {
   jsonRpcCapabilityCall,
   restCapabilityCall,
 } from '../../src/probe/capability-wire.js';
+import { errorInfo, httpAnswer, rpcError } from './answer-fixtures.js';
 
-const info = (reason: string) => ({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason });
-const json = (status: number, body: unknown, contentType = 'application/json') => ({
-  status,
-  contentType,
-  body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
-});
-const rpcError = (code: number, data?: unknown) => ({
-  jsonrpc: '2.0',
-  id: 'p',
-  error: { code, message: 'm', data },
-});
+const info = (reason: string) => errorInfo(reason);
+const json = httpAnswer;
 
 test('JSON-RPC answers → signals, plain and as the first SSE event', () => {
   const cases: [ReturnType<typeof json>, string][] = [

@@ -120,6 +120,26 @@ describe('decide with capability findings', () => {
     assert.equal(d.routing!.plan.advertised.length, 3);
   });
 
+  it('Report mode, a round that probed nothing (no ready pod): the verdict shown before stays, unchanged', () => {
+    const first = decide(input({ pods: lying, spec: spec() }));
+    const shown = first.status.conditions!.find((c) => c.type === 'CapabilitiesVerified')!;
+    const notReady = lying.map((p) => ({ ...p, pod: { ...p.pod, candidate: false } }));
+    const later = decide(
+      input({
+        pods: notReady,
+        spec: spec(),
+        previous: first.status,
+        now: new Date(Date.parse('2031-01-01T00:00:00Z')),
+      }),
+    );
+    assert.deepEqual(
+      later.status.conditions!.find((c) => c.type === 'CapabilitiesVerified'),
+      shown,
+      'same status, reason, message and transition time',
+    );
+    assert.deepEqual(later.status.capabilities, first.status.capabilities);
+  });
+
   it('without findings (a backend without capability probes) in Report mode nothing is written', () => {
     const d = decide(input({ pods: [pod('a', card, allVerified)] }));
     assert.equal(d.status.capabilities, undefined);

@@ -7,19 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyGrpc, classifyJsonRpc, classifyRest } from '../../src/probe/index.js';
 import type { Verdict } from '../../src/probe/probe-result.js';
+import { errorInfo, httpAnswer, rpcError } from './answer-fixtures.js';
 
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
-const info = (reason: string) => ({ '@type': ERROR_INFO, domain: 'a2a-protocol.org', reason });
-const answer = (status: number, body: unknown, contentType = 'application/json') => ({
-  status,
-  contentType,
-  body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
-});
-const rpcError = (code: number, data?: unknown) => ({
-  jsonrpc: '2.0',
-  id: 'p',
-  error: { code, message: 'm', ...(data === undefined ? {} : { data }) },
-});
+const info = (reason: string) => errorInfo(reason, 'a2a-protocol.org');
+const answer = httpAnswer;
 const httpCtx = (bearerSent: boolean) => ({ what: 'x', request: 'r', version: '1.0', bearerSent });
 const grpcCtx = (bearerSent: boolean) => ({
   what: 'x',

@@ -7,18 +7,10 @@ import {
   classifyRest,
   classifyTransportFailure,
 } from '../../src/probe/index.js';
+import { httpAnswer, rpcError } from './answer-fixtures.js';
 
 const ctx = { what: 'x', request: 'r', version: '1.0', bearerSent: false };
-const json = (status: number, body: unknown, contentType = 'application/json') => ({
-  status,
-  contentType,
-  body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
-});
-const rpcError = (code: number, data?: unknown) => ({
-  jsonrpc: '2.0',
-  id: 'p',
-  error: { code, message: 'm', data },
-});
+const json = httpAnswer;
 
 const jsonRpcCases: [string, ReturnType<typeof json>, string, string][] = [
   ['-32001 TaskNotFound', json(200, rpcError(-32001)), 'Verified', 'Verified'],

@@ -122,6 +122,31 @@ describe('shrink: removals flow while full routing is held', () => {
     assert.ok(d.shrink!.removed.every((r) => r.why === 'pod address changed'));
   });
 
+  it('a dual-stack pod keeps its IPv6 endpoints (its second address is no address change)', () => {
+    const v6 = (port: 'http' | 'grpc'): V1EndpointSlice => ({
+      ...slice(port, []),
+      metadata: { name: `billing-${port}-v6`, namespace: 'payments' },
+      addressType: 'IPv6',
+      endpoints: [
+        {
+          addresses: ['fd00::a'],
+          conditions: { ready: true, serving: true, terminating: false },
+          targetRef: { kind: 'Pod', namespace: 'payments', name: 'a', uid: 'uid-a' },
+        },
+      ],
+    });
+    const pods = healthy().map((p) =>
+      p.pod.name === 'a' ? { ...p, pod: { ...p.pod, ips: [IP.a!, 'fd00::a'] } } : p,
+    );
+    const current = routedAll();
+    const d = held(pods, { current: { ...current, slices: [...current.slices, v6('http'), v6('grpc')] } });
+    assert.deepEqual(d.shrink!.removed, []);
+    assert.deepEqual(routed(d.shrink!.slices.filter((x) => x.addressType === 'IPv6')), {
+      http: ['a'],
+      grpc: ['a'],
+    });
+  });
+
   it('a pending verdict on pod a does not hold back withdrawing a confirmed failure on pod b', () => {
     const pods = healthy().map((p) => {
       if (p.pod.name === 'a') return at(pod('a', card, [V, V, undefined]), IP.a!); // gRPC not probed yet

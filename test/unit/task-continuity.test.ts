@@ -83,6 +83,8 @@ async function stepWith(
   memory: AgentMemory,
   previous: Condition[] | undefined,
   verifiedCount: number,
+  /** null: no card this round. */
+  digest: string | null = 'sha256:abc',
 ): Promise<{ condition: Awaited<ReturnType<typeof taskContinuityCondition>>; calls: number }> {
   const { parseCard } = await import('../../src/card/index.js');
   const { interfaceKey } = await import('../../src/controller/observed.js');
@@ -108,7 +110,7 @@ async function stepWith(
     spec: spec(taskContinuity),
     memory,
     previous,
-    digest: 'sha256:abc',
+    digest: digest ?? undefined,
     observations: [
       {
         pod: {
@@ -158,4 +160,23 @@ void test('operator: Once runs once per digest; waits (Pending) for two verified
   );
   assert.equal(restarted.calls, 0);
   assert.equal(restarted.condition?.reason, 'TaskNotShared');
+});
+
+void test('operator: a round without a card (no ready pod) keeps the verdict it had, instead of Pending and back', async () => {
+  const prev = outcomeCondition({ reason: 'TaskShared', message: 'found' }, 'sha256:abc');
+  const stored = [{ ...prev, observedGeneration: 1, lastTransitionTime: 't' }];
+  const memory: AgentMemory = { pods: new Map() };
+  const noCard = await stepWith('Once', memory, stored, 0, null);
+  assert.equal(noCard.calls, 0);
+  assert.deepEqual(noCard.condition, prev);
+  // Back with the same card: still the same verdict, still not re-run.
+  const back = await stepWith('Once', memory, stored, 2);
+  assert.equal(back.calls, 0);
+  assert.deepEqual(back.condition, prev);
+  // Never judged and no card: Pending.
+  const fresh = await stepWith('Once', { pods: new Map() }, undefined, 0, null);
+  assert.deepEqual(
+    [fresh.condition?.reason, fresh.condition?.message],
+    ['TaskContinuityPending', 'no card yet'],
+  );
 });

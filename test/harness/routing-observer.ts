@@ -1,0 +1,173 @@
+/**
+ * An outside watcher of the operator's routing (DESIGN 4), shared by the routing invariant test
+ * and the fault suite: it reads the operator's EndpointSlices and advertised-card ConfigMaps of
+ * a namespace with kubectl, as a client of the cluster would, and checks every observation
+ * against what the test recorded about its pods (present and ready; serving gRPC).
+ */
+import type { Cluster } from './cluster.js';
+
+/** Per pod address, [time, up] transitions, recorded on the safe side by whoever changes them. */
+export class Transitions {
+  private readonly h = new Map<string, [number, boolean][]>();
+
+  set(ip: string, up: boolean, at = Date.now()): void {
+    const list = this.h.get(ip) ?? [];
+    list.push([at, up]);
+    this.h.set(ip, list);
+  }
+
+  isUp(ip: string): boolean {
+    return this.h.get(ip)?.at(-1)?.[1] ?? false;
+  }
+
+  /** Whether the address was up at any instant of [from, to]. */
+  upDuring(ip: string, from: number, to: number): boolean {
+    let state = false;
+    for (const [t, up] of this.h.get(ip) ?? []) {
+      if (t > to) break;
+      if (t <= from) state = up;
+      else if (up) return true;
+    }
+    return state;
+  }
+}
+
+export interface OwnedSlice {
+  service: string;
+  port: string;
+  ips: string[];
+}
+
+export interface RoutingView {
+  at: number;
+  /** Addresses the `service`'s grpc / http ports route to, sorted. */
+  grpc: string[];
+  http: string[];
+  /** Whether the `card` ConfigMap's card lists a GRPC interface. */
+  cardHasGrpc: boolean;
+  /** Every slice of the operator in the namespace, whichever agent or Service. */
+  slices: OwnedSlice[];
+  /** Card ConfigMaps present, by name. */
+  cards: string[];
+}
+
+/** An EndpointSlice or ConfigMap of the operator, as the list returns it (the fields read here). */
+export interface OwnedItem {
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  ports?: { name: string }[];
+  endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[];
+  data?: Record<string, string>;
+}
+
+/** The operator's EndpointSlices and ConfigMaps in `ns`, in one list call. */
+export async function listOwned(cluster: Cluster, ns: string): Promise<OwnedItem[]> {
+  const out = await cluster.kubectl([
+    'get',
+    'endpointslices,configmaps',
+    '-n',
+    ns,
+    '-l',
+    'app.kubernetes.io/managed-by=a2a-operator',
+    '-o',
+    'json',
+  ]);
+  if (out.code !== 0) throw new Error(`kubectl get failed: ${out.stderr}`);
+  return (JSON.parse(out.stdout) as { items: OwnedItem[] }).items;
+}
+
+/** The operator's objects in `ns`; `service` picks the Service whose ports fill grpc/http, `agent` the card. */
+export async function observeOwnedRouting(
+  cluster: Cluster,
+  ns: string,
+  service: string,
+  agent = service,
+): Promise<RoutingView> {
+  const at = Date.now();
+  const items = await listOwned(cluster, ns);
+  const slices = items
+    .filter((i) => i.kind === 'EndpointSlice')
+    .map((i) => ({
+      service: i.metadata.labels?.['kubernetes.io/service-name'] ?? '',
+      port: i.ports?.[0]?.name ?? '',
+      ips: (i.endpoints ?? []).map((e) => e.addresses[0]!),
+    }));
+  const ips = (port: string) =>
+    slices
+      .filter((x) => x.service === service && x.port === port)
+      .flatMap((x) => x.ips)
+      .sort();
+  const cm = items.find((i) => i.kind === 'ConfigMap' && i.metadata.name === `${agent}-agent-card`);
+  const card = cm?.data?.['agent-card.json']
+    ? (JSON.parse(cm.data['agent-card.json']) as { supportedInterfaces: { protocolBinding: string }[] })
+    : undefined;
+  return {
+    at,
+    grpc: ips('grpc'),
+    http: ips('http'),
+    cardHasGrpc: Boolean(card?.supportedInterfaces.some((i) => i.protocolBinding === 'GRPC')),
+    slices,
+    cards: items.filter((i) => i.kind === 'ConfigMap').map((i) => i.metadata.name),
+  };
+}
+
+export interface LifecycleWatchOptions {
+  cluster: Cluster;
+  ns: string;
+  /** Per address: present and ready. */
+  presence: Transitions;
+  /** Per address: serving gRPC. */
+  grpc: Transitions;
+  /** Detection bound: how long an address may stay routed after it stopped qualifying. */
+  boundMs: number;
+  /**
+   * While it returns a Service name and a count, that Service's ports must keep routing to that
+   * many pods, and the gRPC check is off (a restart under a one-probe blip withdraws nothing:
+   * its bound is failureThreshold's, not `boundMs`).
+   */
+  mustKeep?: () => { service: string; pods: number } | undefined;
+}
+
+export interface LifecycleWatch {
+  /** Stops watching; resolves to what it saw. */
+  stop(): Promise<{ violations: string[]; observations: number }>;
+}
+
+/**
+ * Watches until stopped: at every observation, every address in any slice of the operator
+ * belongs to a pod that was present and ready, and every gRPC-routed address served gRPC, at
+ * some instant of the last `boundMs`.
+ */
+export function watchLifecycle(opts: LifecycleWatchOptions): LifecycleWatch {
+  const violations: string[] = [];
+  let observations = 0;
+  let watching = true;
+  const loop = (async () => {
+    while (watching) {
+      const keep = opts.mustKeep?.();
+      const o = await observeOwnedRouting(opts.cluster, opts.ns, keep?.service ?? '').catch(() => undefined);
+      if (!o) continue;
+      observations++;
+      const from = o.at - opts.boundMs;
+      for (const x of o.slices) {
+        for (const ip of x.ips) {
+          if (!opts.presence.upDuring(ip, from, o.at))
+            violations.push(
+              `${o.at}: ${ip} in ${x.service}/${x.port} but gone or NotReady for ${opts.boundMs}ms`,
+            );
+          if (x.port === 'grpc' && !keep && !opts.grpc.upDuring(ip, from, o.at))
+            violations.push(`${o.at}: ${ip} routed for gRPC in ${x.service} but down for ${opts.boundMs}ms`);
+        }
+      }
+      if (keep && (o.grpc.length !== keep.pods || o.http.length !== keep.pods))
+        violations.push(`${o.at}: restart blip withdrew: grpc ${o.grpc.join(',')} http ${o.http.join(',')}`);
+    }
+  })();
+  return {
+    async stop() {
+      watching = false;
+      await loop;
+      return { violations, observations };
+    },
+  };
+}
