@@ -231,6 +231,21 @@ export class PodHost {
   }
 
   /**
+   * Makes room in the kernel's IPv4 neighbour (ARP) table for `addresses` more pod addresses.
+   * The table is shared by every namespace and holds 1,024 entries by default (gc_thresh3);
+   * past it new entries are refused ("table full") and pods beyond the first thousand or so are
+   * unreachable. Only ever raised, never lowered.
+   */
+  static reserveNeighbours(addresses: number): void {
+    const dir = '/proc/sys/net/ipv4/neigh/default';
+    const want = { gc_thresh1: 1024, gc_thresh2: addresses + 2048, gc_thresh3: addresses + 4096 };
+    for (const [name, value] of Object.entries(want)) {
+      const file = join(dir, name);
+      if (Number(readFileSync(file, 'utf8')) < value) writeFileSync(file, String(value));
+    }
+  }
+
+  /**
    * Adds `n` more addresses (each claimed like addAddress()) with one `ip -batch` call, so a
    * fleet of thousands of pod addresses is set up in seconds rather than one `ip` per address.
    */
