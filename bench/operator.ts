@@ -17,7 +17,7 @@
  * Asserts nothing about time.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node';
@@ -541,12 +541,24 @@ async function cleanup(cluster: Cluster | undefined, state: RunState): Promise<v
 
 const PLOT = 'benchmarks-cost.svg';
 
+/** The bench:probe section of the results file, kept across reruns of `npm run bench` (written by hand from its output). */
+const PROBE_SECTION = /<!-- bench:probe -->[\s\S]*<!-- \/bench:probe -->/;
+
+function keptProbeSection(file: string): string {
+  try {
+    return PROBE_SECTION.exec(readFileSync(file, 'utf8'))?.[0] ?? '';
+  } catch {
+    return '';
+  }
+}
+
 function document(
   opts: BenchOptions,
   argv: string[],
   cluster: Cluster,
   results: readonly SizeResult[],
   loadAtStart: number,
+  probeSection: string,
 ): string {
   const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
   const largest = results[results.length - 1]!.point;
@@ -611,6 +623,10 @@ age, and reaction times grow with the queue. What to do then:
 ## Results per size
 
 ${sections}
+
+## The prober against minimal clients
+
+${probeSection || '`npm run bench:probe` prints the Prober against the SDK client, a minimal undici JSON-RPC request and a minimal grpc-js unary call on the same agents in the same run.'}
 
 ## How each number is measured
 
@@ -693,7 +709,7 @@ async function main(): Promise<number> {
       const out = resolve(REPO_ROOT, opts.out);
       mkdirSync(dirname(out), { recursive: true });
       writeFileSync(join(dirname(out), PLOT), await costSvg(points));
-      writeFileSync(out, document(opts, argv, cluster, results, loadAtStart));
+      writeFileSync(out, document(opts, argv, cluster, results, loadAtStart, keptProbeSection(out)));
       log(`wrote ${opts.out} and ${join(dirname(opts.out), PLOT)}`);
     }
     return 0;
