@@ -541,7 +541,7 @@ async function cleanup(cluster: Cluster | undefined, state: RunState): Promise<v
 
 const PLOT = 'benchmarks-cost.svg';
 
-/** The bench:probe section of the results file, kept across reruns of `npm run bench` (written by hand from its output). */
+/** The section of the results file with bench:fleet and bench:probe figures (pasted by hand), kept across reruns of `npm run bench`. */
 const PROBE_SECTION = /<!-- bench:probe -->[\s\S]*<!-- \/bench:probe -->/;
 
 function keptProbeSection(file: string): string {
@@ -624,9 +624,9 @@ age, and reaction times grow with the queue. What to do then:
 
 ${sections}
 
-## The prober against minimal clients
+## The fleet at 1,000 agents, and the prober against minimal clients
 
-${probeSection || '`npm run bench:probe` prints the Prober against the SDK client, a minimal undici JSON-RPC request and a minimal grpc-js unary call on the same agents in the same run.'}
+${probeSection || '`npm run bench:fleet -- --agents 1000` starts the multiplexed fleet alone and dials every address; `npm run bench:probe` prints the Prober against the SDK client, a minimal undici JSON-RPC request and a minimal grpc-js unary call on the same agents in the same run. Their figures, pasted between `<!-- bench:probe -->` and `<!-- /bench:probe -->`, are kept when `npm run bench` rewrites this file.'}
 
 ## How each number is measured
 
