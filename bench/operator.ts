@@ -609,8 +609,13 @@ machine, under the load above; a quiet core does better):
 
 ${markdownTable(ceilingRows(largest))}
 
-Past it, the probes of one period no longer fit in one period of one core: probes queue, verdicts
-age, and reaction times grow with the queue. What to do then:
+This is a CPU ceiling. Throughput can run out first: at ${largest.agents} agents and a ${opts.period} s period this run
+needed ${fixed((largest.agents * opts.pods * 3) / opts.period, 0)} probes/s and the operator made ${fixed(largest.probesPerS, 0)}/s at
+${fixed(largest.steadyCpuPct, 0)} % of a core, so it was bound by probe latency under \`--workers=${opts.workers}\` and
+\`--probe-concurrency=${opts.probeConcurrency}\` on this loaded machine, not by CPU (read the reaction rows of that size).
+
+Past the ceiling, the probes of one period no longer fit in one period of one core: probes queue,
+verdicts age, and reaction times grow with the queue. What to do then:
 
 - **shard by namespace**: run several installs of the operator, each watching its own namespaces
   (\`--namespaces\` / the chart's \`watchNamespaces\`), each with its own core; agents in

@@ -72,12 +72,14 @@ function minimalJsonRpc(pool: Pool): () => Promise<void> {
 function minimalGrpc(client: GrpcClient): () => Promise<void> {
   return () =>
     new Promise((resolve, reject) => {
+      const metadata = new Metadata();
+      metadata.set('a2a-version', '1.0');
       client.makeUnaryRequest(
         grpcGetTaskMethod('1.0'),
         (b: Buffer) => b,
         (b: Buffer) => b,
         grpcGetTaskRequest('1.0', randomUUID(), ''),
-        new Metadata(),
+        metadata,
         (err) => (err?.code === grpcStatus.NOT_FOUND ? resolve() : reject(err ?? new Error('found a task'))),
       );
     });
