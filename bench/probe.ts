@@ -1,8 +1,10 @@
 /**
  * `npm run bench:probe`: probes per second and client CPU per probe, this operator's Prober
- * against the official SDK client doing the equivalent GetTask calls, in the same run, over a
- * few hundred interfaces on real SDK agents running in separate processes (so the CPU measured
- * here is the client's only). Prints both and the ratio; asserts nothing.
+ * against the official SDK client doing the equivalent GetTask calls, and against the least a
+ * client can do (issue 15): a minimal undici JSON-RPC GetTask request on the HTTP interfaces and
+ * a minimal grpc-js unary GetTask call on the gRPC ones, in the same run, over a few hundred
+ * interfaces on real SDK agents running in separate processes (so the CPU measured here is the
+ * client's only). Prints each and the ratios; asserts nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -18,8 +20,11 @@ import {
 } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { Client as GrpcClient, credentials, Metadata, status as grpcStatus } from '@grpc/grpc-js';
+import { Pool } from 'undici';
 import type { CardInterface } from '../src/card/index.js';
 import { Prober } from '../src/probe/index.js';
+import { grpcGetTaskMethod, grpcGetTaskRequest, jsonRpcGetTaskBody } from '../src/probe/wire-forms.js';
 import type { AgentPorts } from '../test/agents/agent-config.js';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 4);
@@ -45,6 +50,39 @@ interface Target {
   port: number;
   iface: CardInterface;
   sdk: Client;
+  /** The minimal client of this binding: undici for JSON-RPC, grpc-js for gRPC (none for REST). */
+  minimal?: () => Promise<void>;
+}
+
+/** A JSON-RPC GetTask over a kept-alive undici Pool: the least an HTTP client does. */
+function minimalJsonRpc(pool: Pool): () => Promise<void> {
+  return async () => {
+    const res = await pool.request({
+      path: '/a2a/jsonrpc',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: jsonRpcGetTaskBody('1.0', randomUUID(), ''),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200 || !text.includes('"error"')) throw new Error(`undici GetTask: ${text}`);
+  };
+}
+
+/** A unary GetTask on a grpc-js channel: NOT_FOUND is the expected answer for a random id. */
+function minimalGrpc(client: GrpcClient): () => Promise<void> {
+  return () =>
+    new Promise((resolve, reject) => {
+      const metadata = new Metadata();
+      metadata.set('a2a-version', '1.0');
+      client.makeUnaryRequest(
+        grpcGetTaskMethod('1.0'),
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        grpcGetTaskRequest('1.0', randomUUID(), ''),
+        metadata,
+        (err) => (err?.code === grpcStatus.NOT_FOUND ? resolve() : reject(err ?? new Error('found a task'))),
+      );
+    });
 }
 
 async function limited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -92,11 +130,21 @@ const prober = new Prober({ concurrency: CONCURRENCY });
 const factory = new ClientFactory({
   transports: [new JsonRpcTransportFactory(), new RestTransportFactory(), new GrpcTransportFactory()],
 });
+const pools: Pool[] = [];
+const grpcClients: GrpcClient[] = [];
 try {
   // One SDK client per (agent, binding), created up front, as the Prober keeps one pool/channel per target.
   const perAgent = await Promise.all(
     agents.map(async ({ ports }) => {
       const http = `http://127.0.0.1:${ports.http}`;
+      const pool = new Pool(http, { connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+      const grpcClient = new GrpcClient(`127.0.0.1:${ports.grpc}`, credentials.createInsecure());
+      pools.push(pool);
+      grpcClients.push(grpcClient);
+      const minimal: Record<string, (() => Promise<void>) | undefined> = {
+        JSONRPC: minimalJsonRpc(pool),
+        GRPC: minimalGrpc(grpcClient),
+      };
       const defs: [number, string, string, string][] = [
         [ports.http!, 'JSONRPC', `${http}/a2a/jsonrpc`, `${http}/a2a/jsonrpc`],
         [ports.http!, 'HTTP+JSON', `${http}/a2a/rest`, `${http}/a2a/rest`],
@@ -115,7 +163,7 @@ try {
             index: 0,
             declaredAt: 'bench',
           };
-          return { port, iface, sdk };
+          return { port, iface, sdk, minimal: minimal[binding] };
         }),
       );
     }),
@@ -138,28 +186,39 @@ try {
       }
     });
 
-  await operatorRound(); // warm-up: connections, JIT
-  await sdkRound();
-  const results: { operator: Measure[]; sdk: Measure[] } = { operator: [], sdk: [] };
+  // The minimal clients against the Prober on the same binding's targets only.
+  const ofBinding = (binding: string) => targets.filter((t) => t.iface.protocolBinding === binding);
+  const proberRoundOf = (ts: Target[]) => () =>
+    limited(ts, CONCURRENCY, async (t) => {
+      const r = await prober.probe({ address: '127.0.0.1', port: t.port }, t.iface, { timeoutMs: 5000 });
+      if (r.state !== 'Verified') throw new Error(`operator probe not Verified: ${r.message}`);
+    });
+  const minimalRoundOf = (ts: Target[]) => () => limited(ts, CONCURRENCY, (t) => t.minimal!());
+  const jsonrpc = ofBinding('JSONRPC');
+  const grpc = ofBinding('GRPC');
+  const sides: [string, number, () => Promise<void>][] = [
+    ['operator', targets.length, operatorRound],
+    ['sdk', targets.length, sdkRound],
+    ['proberJsonRpc', jsonrpc.length, proberRoundOf(jsonrpc)],
+    ['undiciJsonRpc', jsonrpc.length, minimalRoundOf(jsonrpc)],
+    ['proberGrpc', grpc.length, proberRoundOf(grpc)],
+    ['grpcJsUnary', grpc.length, minimalRoundOf(grpc)],
+  ];
+  for (const [, , run] of sides) await run(); // warm-up: connections, JIT
+  const results: Record<string, Measure[]> = Object.fromEntries(sides.map(([name]) => [name, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    // Alternate the order so neither side always runs on a warmer process.
-    if (round % 2 === 0) {
-      results.operator.push(await measure(targets.length, operatorRound));
-      results.sdk.push(await measure(targets.length, sdkRound));
-    } else {
-      results.sdk.push(await measure(targets.length, sdkRound));
-      results.operator.push(await measure(targets.length, operatorRound));
-    }
+    // Alternate the order so no side always runs on a warmer process.
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    for (const [name, count, run] of order) results[name]!.push(await measure(count, run));
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const op = {
-    pps: median(results.operator.map((m) => m.probesPerSecond)),
-    cpu: median(results.operator.map((m) => m.cpuMicrosPerProbe)),
-  };
-  const sdk = {
-    pps: median(results.sdk.map((m) => m.probesPerSecond)),
-    cpu: median(results.sdk.map((m) => m.cpuMicrosPerProbe)),
-  };
+  const of = (name: string) => ({
+    pps: median(results[name]!.map((m) => m.probesPerSecond)),
+    cpu: median(results[name]!.map((m) => m.cpuMicrosPerProbe)),
+  });
+  const op = of('operator');
+  const sdk = of('sdk');
+  const ratio = (a: string, b: string) => (of(a).cpu / of(b).cpu).toFixed(2);
   const line = (name: string, m: { pps: number; cpu: number }) =>
     `${name.padEnd(26)} ${m.pps.toFixed(0).padStart(10)} ${m.cpu.toFixed(0).padStart(16)}`;
   process.stdout.write(
@@ -170,9 +229,18 @@ try {
       line('@a2a-js/sdk client getTask', sdk),
       `ratio (operator / SDK): throughput ${(op.pps / sdk.pps).toFixed(2)}x, CPU per probe ${(op.cpu / sdk.cpu).toFixed(2)}x`,
       '',
+      `against minimal clients on the same interfaces (target: Prober CPU per probe <= 1.15x each):`,
+      line('Prober, JSON-RPC only', of('proberJsonRpc')),
+      line('undici JSON-RPC GetTask', of('undiciJsonRpc')),
+      line('Prober, gRPC only', of('proberGrpc')),
+      line('grpc-js unary GetTask', of('grpcJsUnary')),
+      `CPU per probe: Prober / undici ${ratio('proberJsonRpc', 'undiciJsonRpc')}x, Prober / grpc-js ${ratio('proberGrpc', 'grpcJsUnary')}x`,
+      '',
     ].join('\n'),
   );
 } finally {
   await prober.close();
+  await Promise.all(pools.map((p) => p.close()));
+  for (const c of grpcClients) c.close();
   for (const { child } of agents) child.kill('SIGTERM');
 }

@@ -1,14 +1,15 @@
 /**
- * The benchmark's agents: real @a2a-js/sdk agent processes (test/agents/agent-server.ts), each
- * in its own network namespace with one address per pod it stands in for. A process binds
- * 0.0.0.0, so it answers on every address of its namespace; the card's URLs name a Service
- * host, not an address, so one card serves them all. Every address gets its own Pod object, so
- * the operator dials each address as a separate pod.
+ * The benchmark's agents: a multiplexed fleet (test/agents/fleet-server.ts). Each process runs
+ * in its own network namespace and serves `agentsPerProcess` agents x `podsPerAgent` pod
+ * addresses, every address a complete @a2a-js/sdk agent bound to that address (its own card,
+ * naming its agent's Service, and its own JSON-RPC, HTTP+JSON and gRPC listeners). Every address
+ * gets its own Pod object, so the operator dials each as a separate pod. Breaking gRPC is per
+ * agent: every pod address of that agent, and nothing else in the process.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentConfig } from '../../test/agents/agent-config.js';
+import type { FleetServerConfig } from '../../test/agents/fleet-server.js';
 import { REPO_ROOT } from '../../test/harness/binaries.js';
 import type { Cluster } from '../../test/harness/cluster.js';
 import { healthyAgentConfig } from '../../test/harness/manifests.js';
@@ -28,15 +29,22 @@ export interface FleetPod {
   process: FleetProcess;
 }
 
+/** One agent's pods: the unit a reaction event breaks and heals. */
+export interface FleetAgent {
+  name: string;
+  pods: FleetPod[];
+  /** Stops (false) or restarts (true) gRPC on every pod address of this agent. */
+  setGrpc(running: boolean): Promise<void>;
+}
+
 export interface FleetProcess {
   index: number;
   host: PodHost;
   proc?: Managed;
-  /** Agents whose pods this process serves. */
-  agents: string[];
+  agents: FleetAgent[];
   pods: FleetPod[];
-  /** Stops (false) or restarts (true) the process's gRPC server: every pod address it serves. */
-  setGrpc(running: boolean): Promise<void>;
+  /** From the process's READY line: time to bind every address. */
+  startMs?: number;
 }
 
 export interface FleetOptions {
@@ -57,12 +65,30 @@ export class Fleet {
     return this.processes.flatMap((p) => p.pods);
   }
 
+  get agents(): FleetAgent[] {
+    return this.processes.flatMap((p) => p.agents);
+  }
+
   podsOf(agent: string): FleetPod[] {
     return this.pods.filter((p) => p.agent === agent);
   }
 
+  /** Resident memory of every fleet process, summed (each reports its own). */
+  async rssBytes(): Promise<number> {
+    const each = await Promise.all(
+      this.processes.map(async (p) => {
+        const res = await fetch(`http://${p.host.ip}:${CONTROL_PORT}/state`, {
+          signal: AbortSignal.timeout(10_000),
+        });
+        return ((await res.json()) as { rssBytes: number }).rssBytes;
+      }),
+    );
+    return each.reduce((a, b) => a + b, 0);
+  }
+
   async destroy(): Promise<void> {
     await Promise.all(this.processes.map((p) => p.host.destroy()));
+    this.processes.length = 0;
   }
 
   destroySync(): void {
@@ -70,14 +96,15 @@ export class Fleet {
   }
 }
 
-async function readyLine(proc: Managed, timeoutMs: number): Promise<void> {
+async function readyLine(proc: Managed, timeoutMs: number): Promise<{ startMs: number }> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) throw new Error(`agent process exited:\n${proc.tail()}`);
-    if (readFileSync(proc.logFile, 'utf8').includes('READY ')) return;
-    await sleep(50);
+    if (proc.child.exitCode !== null) throw new Error(`fleet process exited:\n${proc.tail()}`);
+    const m = /READY (\{.*\})/.exec(readFileSync(proc.logFile, 'utf8'));
+    if (m) return JSON.parse(m[1]!) as { startMs: number };
+    await sleep(100);
   }
-  throw new Error(`agent process not ready in ${timeoutMs} ms:\n${proc.tail()}`);
+  throw new Error(`fleet process not ready in ${timeoutMs} ms:\n${proc.tail()}`);
 }
 
 async function post(url: string, body: unknown): Promise<void> {
@@ -85,59 +112,68 @@ async function post(url: string, body: unknown): Promise<void> {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(30_000),
   });
   if (!res.ok) throw new Error(`POST ${url}: HTTP ${res.status} ${await res.text()}`);
 }
 
 /**
  * Starts the processes and creates the Pod objects (Running, Ready, with their addresses).
- * The returned fleet is registered in `into` as soon as each host exists, so a failure halfway
+ * Without a cluster (bench/fleet.ts), only the processes. The returned fleet is registered in `into` as soon as each host exists, so a failure halfway
  * still leaves everything reachable for cleanup.
  */
-export async function startFleet(cluster: Cluster, opts: FleetOptions, into: Fleet): Promise<Fleet> {
+export async function startFleet(
+  cluster: Cluster | undefined,
+  opts: FleetOptions,
+  into: Fleet,
+): Promise<Fleet> {
   const groups: string[][] = [];
   for (let i = 0; i < opts.agents.length; i += opts.agentsPerProcess) {
     groups.push(opts.agents.slice(i, i + opts.agentsPerProcess));
   }
   const dir = mkdtempSync(join(tmpdir(), 'a2a-bench-agents-'));
-  // Hosts and addresses first (cheap, synchronous `ip` calls), then the processes.
-  for (const [index, agents] of groups.entries()) {
+  PodHost.reserveNeighbours(opts.agents.length * opts.podsPerAgent);
+  // Hosts and addresses first (cheap `ip` calls, one batch per host), then the processes.
+  for (const [index, names] of groups.entries()) {
     const host = PodHost.create();
-    const proc: FleetProcess = {
-      index,
-      host,
-      agents,
-      pods: [],
-      setGrpc: (running) => post(`http://${host.ip}:${CONTROL_PORT}/grpc`, { running }),
-    };
+    const proc: FleetProcess = { index, host, agents: [], pods: [] };
     into.processes.push(proc);
-    for (const agent of agents) {
+    const ips = [host.ip, ...host.addAddresses(names.length * opts.podsPerAgent - 1)];
+    for (const name of names) {
+      const pods: FleetPod[] = [];
       for (let j = 0; j < opts.podsPerAgent; j++) {
-        const ip = proc.pods.length === 0 ? host.ip : host.addAddress();
-        proc.pods.push({ name: `${agent}-${j}`, agent, ip, process: proc });
+        pods.push({ name: `${name}-${j}`, agent: name, ip: ips[proc.pods.length + j]!, process: proc });
       }
+      proc.pods.push(...pods);
+      const addresses = pods.map((p) => p.ip);
+      proc.agents.push({
+        name,
+        pods,
+        setGrpc: (running) => post(`http://${host.ip}:${CONTROL_PORT}/grpc`, { running, ips: addresses }),
+      });
     }
   }
-  await limited(into.processes, opts.startConcurrency ?? 4, async (p) => {
-    // A process serving one agent names that agent's Service in its card, as a real agent would;
-    // one serving several names a shared host (no spec.hosts is set, so any host maps by port).
-    const cardHost =
-      p.agents.length === 1 ? `${p.agents[0]}.${opts.namespace}.svc` : `bench-agent.${opts.namespace}.svc`;
-    const config: AgentConfig = {
-      ...healthyAgentConfig(cardHost),
-      host: '0.0.0.0',
+  await limited(into.processes, opts.startConcurrency ?? 2, async (p) => {
+    const config: FleetServerConfig = {
       control: { port: CONTROL_PORT },
+      // Each address names its own agent's Service in its card, as a real agent's pod would.
+      addresses: p.pods.map((pod) => ({
+        ip: pod.ip,
+        config: healthyAgentConfig(`${pod.agent}.${opts.namespace}.svc`),
+      })),
     };
+    const file = join(dir, `fleet-${p.index}.json`);
+    writeFileSync(file, JSON.stringify(config));
     p.proc = p.host.exec(
       process.execPath,
-      ['--import', 'tsx', join(REPO_ROOT, 'test/agents/agent-server.ts'), JSON.stringify(config)],
-      join(dir, `agent-${p.index}.log`),
+      ['--import', 'tsx', join(REPO_ROOT, 'test/agents/fleet-server.ts'), file],
+      join(dir, `fleet-${p.index}.log`),
     );
-    await readyLine(p.proc, 60_000);
+    p.startMs = (await readyLine(p.proc, 120_000 + p.pods.length * 200)).startMs;
   });
-  opts.log?.(`${into.processes.length} agent processes ready, ${into.pods.length} pod addresses`);
-  await limited(into.pods, 8, async (pod) => {
+  opts.log?.(`${into.processes.length} fleet processes ready, ${into.pods.length} pod addresses`);
+  if (!cluster) return into;
+  await limited(into.pods, 16, async (pod) => {
     await createPod(cluster, {
       namespace: opts.namespace,
       name: pod.name,

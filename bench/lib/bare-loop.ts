@@ -3,14 +3,16 @@
  * of every agent (one card fetch per pod, then every mapped interface of the card probed at
  * that pod), issued by a bare loop with the operator's own `fetchCard` and `Prober`, with the
  * operator's concurrency shape (`workers` agents at once, each agent's pods in parallel, at most
- * `probeConcurrency` probes in flight), and no Kubernetes at all. Each round uses a fresh
- * Prober, so connections are opened cold, as they are for a starting operator.
+ * `probeConcurrency` probes in flight), and no Kubernetes at all. The rounds share one Prober,
+ * as the operator's probes share its one Prober: connections stay alive from round to round
+ * (the caller runs a warm-up round first), and cards are fetched through `Prober.fetchCard`
+ * exactly as the operator fetches them. Both sides are equal: warm connections, warm JIT.
  */
 import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import { CardParseError, parseCard } from '../../src/card/index.js';
 import { mapInterfaces } from '../../src/controller/interface-map.js';
 import { podPort, serviceHostNames } from '../../src/controller/port-mapping.js';
-import { fetchCard, Prober } from '../../src/probe/index.js';
+import type { Prober } from '../../src/probe/index.js';
 import { limited } from './stats.js';
 
 export interface BareAgent {
@@ -34,66 +36,63 @@ export interface BareRound {
 export async function bareRound(
   namespace: string,
   agents: readonly BareAgent[],
-  opts: { workers: number; probeConcurrency: number },
+  prober: Prober,
+  opts: { workers: number },
 ): Promise<BareRound> {
-  const prober = new Prober({ concurrency: opts.probeConcurrency });
   let fetches = 0;
   let probes = 0;
   let notVerified = 0;
   const started = performance.now();
   const cpu = process.cpuUsage();
-  try {
-    await limited(agents, opts.workers, async (agent) => {
-      const spec = A2AAgentSpec.parse(agent.spec);
-      const serviceName = spec.routing.serviceName ?? agent.name;
-      const cardPort = spec.ports.find((p) => p.name === spec.card.port)!;
-      const timeoutMs = spec.probe.timeoutSeconds * 1000;
-      await Promise.all(
-        agent.ips.map(async (ip) => {
-          const fetchOnce = () =>
-            fetchCard({
-              address: ip,
-              port: podPort(cardPort, { containerPorts: {} })!,
-              scheme: spec.card.scheme === 'HTTPS' ? 'https' : 'http',
-              path: spec.card.path,
-              hostHeader: spec.hosts?.[0] ?? serviceHostNames(serviceName, namespace)[2]!,
-              timeoutMs,
-            });
-          // Like the operator, a fetch that times out on a loaded machine is tried again.
-          let res = await fetchOnce();
+  await limited(agents, opts.workers, async (agent) => {
+    const spec = A2AAgentSpec.parse(agent.spec);
+    const serviceName = spec.routing.serviceName ?? agent.name;
+    const cardPort = spec.ports.find((p) => p.name === spec.card.port)!;
+    const timeoutMs = spec.probe.timeoutSeconds * 1000;
+    await Promise.all(
+      agent.ips.map(async (ip) => {
+        const fetchOnce = () =>
+          prober.fetchCard({
+            address: ip,
+            port: podPort(cardPort, { containerPorts: {} })!,
+            scheme: spec.card.scheme === 'HTTPS' ? 'https' : 'http',
+            path: spec.card.path,
+            hostHeader: spec.hosts?.[0] ?? serviceHostNames(serviceName, namespace)[2]!,
+            timeoutMs,
+          });
+        // Like the operator, a fetch that times out on a loaded machine is tried again.
+        let res = await fetchOnce();
+        fetches++;
+        for (let retry = 0; retry < 2 && res.kind === 'error'; retry++) {
+          res = await fetchOnce();
           fetches++;
-          for (let retry = 0; retry < 2 && res.kind === 'error'; retry++) {
-            res = await fetchOnce();
-            fetches++;
-          }
-          if (res.kind !== 'ok') throw new Error(`card fetch from ${ip} failed: ${JSON.stringify(res)}`);
-          const card = parseCard(res.body);
-          if (card instanceof CardParseError) throw card;
-          const mapped = mapInterfaces(card, { spec, namespace, serviceName });
-          await Promise.all(
-            mapped.map(async (m) => {
-              if (!m.mapped) return;
-              const r = await prober.probe(
-                { address: ip, port: podPort(m.port, { containerPorts: {} })! },
-                m.iface,
-                { timeoutMs },
-              );
-              probes++;
-              if (r.state !== 'Verified') notVerified++;
-            }),
-          );
-        }),
-      );
-    });
-    const used = process.cpuUsage(cpu);
-    return {
-      ms: performance.now() - started,
-      cpuMs: (used.user + used.system) / 1000,
-      fetches,
-      probes,
-      notVerified,
-    };
-  } finally {
-    await prober.close();
-  }
+        }
+        if (res.kind !== 'ok' || !('body' in res))
+          throw new Error(`card fetch from ${ip} failed: ${JSON.stringify(res)}`);
+        const card = parseCard(res.body);
+        if (card instanceof CardParseError) throw card;
+        const mapped = mapInterfaces(card, { spec, namespace, serviceName });
+        await Promise.all(
+          mapped.map(async (m) => {
+            if (!m.mapped) return;
+            const r = await prober.probe(
+              { address: ip, port: podPort(m.port, { containerPorts: {} })! },
+              m.iface,
+              { timeoutMs },
+            );
+            probes++;
+            if (r.state !== 'Verified') notVerified++;
+          }),
+        );
+      }),
+    );
+  });
+  const used = process.cpuUsage(cpu);
+  return {
+    ms: performance.now() - started,
+    cpuMs: (used.user + used.system) / 1000,
+    fetches,
+    probes,
+    notVerified,
+  };
 }

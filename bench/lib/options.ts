@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 
 export interface BenchOptions {
   agents: number;
+  /** Fleet sizes run one after the other (--sizes); [agents] when not given. */
+  sizes: number[];
+  build: boolean;
   pods: number;
   period: number;
   timeout: number;
@@ -26,6 +29,8 @@ N agents x M pods x 3 bindings served by real @a2a-js/sdk agents; prints the res
 writes them to docs/benchmarks.md.
 
   --agents <n>              A2AAgents (default 20)
+  --sizes <n,n,...>         run each size in turn (e.g. 100,300,1000) and print the cost curve;
+                            overrides --agents
   --pods <n>                pods per agent (default 3)
   --period <s>              probe periodSeconds (default 5)
   --timeout <s>             probe timeoutSeconds (default 2)
@@ -35,11 +40,13 @@ writes them to docs/benchmarks.md.
   --workers <n>             operator --workers, and the bare loop's agents in flight (default 4)
   --probe-concurrency <n>   operator --probe-concurrency, and the bare loop's (default 32)
   --steady-periods <n>      probe periods the steady-state window spans (default 3)
-  --agents-per-process <n>  agents whose pods one SDK agent process serves (default 1)
+  --agents-per-process <n>  agents whose pods one fleet process serves, every pod address its
+                            own SDK agent (default 100)
   --bare-rounds <n>         measured rounds of the bare loop; the median is reported (default 3)
   --seed <n>                seed for the choice of which process breaks (default 1)
   --out <file>              results file (default docs/benchmarks.md)
-  --no-write                print only; leave the results file alone
+  --no-write                print only; leave the results file and the plot alone
+  --no-build                run the existing dist/ (default: npm run build first)
   -h, --help
 `;
 
@@ -69,14 +76,20 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
       'bare-rounds': { type: 'string' },
       seed: { type: 'string' },
       out: { type: 'string' },
+      sizes: { type: 'string' },
       'no-write': { type: 'boolean' },
+      'no-build': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) return undefined;
+  const agents = positive(values.agents, 'agents', 20);
+  const sizes = values.sizes?.split(',').map((v) => positive(v.trim(), 'sizes', 0)) ?? [agents];
   return {
-    agents: positive(values.agents, 'agents', 20),
+    agents,
+    sizes,
+    build: !values['no-build'],
     pods: positive(values.pods, 'pods', 3),
     period: positive(values.period, 'period', 5),
     timeout: positive(values.timeout, 'timeout', 2),
@@ -86,7 +99,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     workers: positive(values.workers, 'workers', 4),
     probeConcurrency: positive(values['probe-concurrency'], 'probe-concurrency', 32),
     steadyPeriods: positive(values['steady-periods'], 'steady-periods', 3),
-    agentsPerProcess: positive(values['agents-per-process'], 'agents-per-process', 1),
+    agentsPerProcess: positive(values['agents-per-process'], 'agents-per-process', 100),
     bareRounds: positive(values['bare-rounds'], 'bare-rounds', 3),
     seed: positive(values.seed, 'seed', 1),
     write: !values['no-write'],

@@ -110,7 +110,7 @@ export class ControlPlane {
       '--bind-address=127.0.0.1',
       '--advertise-address=127.0.0.1',
       '--endpoint-reconciler-type=none',
-      '--service-cluster-ip-range=10.96.0.0/24',
+      '--service-cluster-ip-range=10.96.0.0/16', // room for the benchmark's 1,000 agents' Services
       '--authorization-mode=RBAC',
       `--token-auth-file=${join(dir, 'tokens.csv')}`,
       `--tls-cert-file=${certs.servingCert}`,

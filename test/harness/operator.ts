@@ -1,6 +1,6 @@
 /**
  * Runs the operator as a user would: `a2a-operator run` (the image's entrypoint, from source
- * via tsx) as a child process with a kubeconfig, its metrics/health and card servers on free
+ * via tsx, or the compiled dist/ with `dist: true`) as a child process with a kubeconfig, its metrics/health and card servers on free
  * loopback ports.
  */
 import { mkdtempSync } from 'node:fs';
@@ -28,16 +28,19 @@ export interface OperatorOptions {
   identity?: string;
   extraArgs?: string[];
   env?: NodeJS.ProcessEnv;
+  /** Run the compiled dist/cli/main.js (as the image does; `npm run build` first) instead of src via tsx. */
+  dist?: boolean;
 }
 
 export async function startOperator(opts: OperatorOptions): Promise<OperatorProcess> {
   const metricsPort = await freePort();
   const cardsPort = await freePort();
   const logFile = join(mkdtempSync(join(tmpdir(), 'a2a-operator-')), 'operator.log');
+  const entry = opts.dist
+    ? [join(REPO_ROOT, 'dist/cli/main.js')]
+    : ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')];
   const args = [
-    '--import',
-    'tsx',
-    join(REPO_ROOT, 'src/cli/main.ts'),
+    ...entry,
     'run',
     `--kubeconfig=${opts.kubeconfig}`,
     `--metrics-address=127.0.0.1:${metricsPort}`,

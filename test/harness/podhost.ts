@@ -2,8 +2,9 @@
  * Pod hosts: network namespaces joined to one bridge (a2abr0, 10.244.0.1/16), each with its
  * own private address, standing in for pods. The API server refuses loopback addresses in
  * EndpointSlices, and real pods have their own IPs, so agents under test run inside these.
- * Only addresses made here are ever dialled. A host can carry extra addresses (addAddress()),
- * so one agent process bound to 0.0.0.0 can stand in for several pods (the benchmark does).
+ * Only addresses made here are ever dialled. A host can carry extra addresses (addAddress(),
+ * addAddresses(n)), so one agent process can stand in for many pods: bound to 0.0.0.0, or with
+ * listeners per address (the benchmark's multiplexed fleet, test/agents/fleet-server.ts).
  * Namespaces, links and address claims are removed on destroy() and, as a last resort, when
  * the test process exits.
  *
@@ -71,7 +72,43 @@ function ensureBridge(): void {
     tryIp(['link', 'add', BRIDGE, 'type', 'bridge']);
     tryIp(['addr', 'add', `${BRIDGE_ADDR}/${PREFIX}`, 'dev', BRIDGE]);
   }
+  pinBridgeMac();
   ip(['link', 'set', BRIDGE, 'up']);
+}
+
+/**
+ * A bridge whose MAC was never set takes the lowest MAC of its ports, so it changes whenever a
+ * pod host joins or leaves; every namespace's cached ARP entry for the gateway then points at
+ * a MAC nobody answers to, and connections to pods time out for seconds (a fleet of hundreds
+ * of addresses hit this on every run). Setting the MAC to its current value pins it.
+ */
+function pinBridgeMac(): void {
+  const sys = `/sys/class/net/${BRIDGE}`;
+  try {
+    if (readFileSync(`${sys}/addr_assign_type`, 'utf8').trim() === '3') return; // NET_ADDR_SET
+    tryIp(['link', 'set', BRIDGE, 'address', readFileSync(`${sys}/address`, 'utf8').trim()]);
+  } catch {
+    // no sysfs: leave the bridge as it is
+  }
+}
+
+/**
+ * Drops the bridge's neighbour (ARP/NDP) entries for addresses about to be reused or just
+ * released. An entry left from an address's previous owner points at a MAC that is gone, and
+ * the kernel keeps sending there for several seconds (STALE -> DELAY -> PROBE) before it asks
+ * again: a pod at a reused address would be unreachable for that long.
+ */
+function forgetNeighbours(addrs: readonly string[]): void {
+  if (addrs.length === 0) return;
+  try {
+    // `flush to` (unlike `del`) is no error when there is no entry, so the batch runs to the end.
+    execFileSync('ip', ['-batch', '-'], {
+      input: addrs.map((a) => `neigh flush to ${a} dev ${BRIDGE}\n`).join(''),
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+  } catch {
+    // no bridge yet: nothing to forget
+  }
 }
 
 /** The bridge's IPv6 address, added once (an error means it is there already). */
@@ -97,12 +134,19 @@ function tryClaim(addr: string, netns: string): boolean {
   return true;
 }
 
+/** 10.244.1.2 .. 10.244.254.254, as slot numbers (x - 1) * 253 + (y - 2). */
+const SLOTS = 254 * 253;
+/** Where the next claim starts looking: a fleet of thousands would otherwise rescan every taken slot. */
+let cursor = 0;
+
 /** Claims a free 10.244.x.y address for this process. */
 function claimAddress(netns: string): string {
-  for (let x = 1; x < 255; x++) {
-    for (let y = 2; y < 255; y++) {
-      const addr = `10.244.${x}.${y}`;
-      if (tryClaim(addr, netns)) return addr;
+  for (let i = 0; i < SLOTS; i++) {
+    const slot = (cursor + i) % SLOTS;
+    const addr = `10.244.${Math.floor(slot / 253) + 1}.${(slot % 253) + 2}`;
+    if (tryClaim(addr, netns)) {
+      cursor = (slot + 1) % SLOTS;
+      return addr;
     }
   }
   throw new Error('no free pod address left in 10.244.0.0/16');
@@ -145,6 +189,7 @@ export class PodHost {
     const netns = `a2a-${tag}`;
     const hostLink = `ah${tag}`.slice(0, 15);
     const addr = families === 'IPv6' ? claimAddress6(netns) : claimAddress(netns);
+    forgetNeighbours([addr]);
     ip(['netns', 'add', netns]);
     const host = new PodHost(netns, addr, hostLink);
     owned.add(host);
@@ -180,8 +225,46 @@ export class PodHost {
     if (this.destroyed) throw new Error(`pod host ${this.netns} is destroyed`);
     const addr = claimAddress(this.netns);
     this.extraIps.push(addr); // recorded first, so destroy() releases the claim even if `ip` fails
+    forgetNeighbours([addr]);
     ip(['-n', this.netns, 'addr', 'add', `${addr}/${PREFIX}`, 'dev', 'eth0']);
     return addr;
+  }
+
+  /**
+   * Makes room in the kernel's IPv4 neighbour (ARP) table for `addresses` more pod addresses.
+   * The table is shared by every namespace and holds 1,024 entries by default (gc_thresh3);
+   * past it new entries are refused ("table full") and pods beyond the first thousand or so are
+   * unreachable. Only ever raised, never lowered.
+   */
+  static reserveNeighbours(addresses: number): void {
+    const dir = '/proc/sys/net/ipv4/neigh/default';
+    const want = { gc_thresh1: 1024, gc_thresh2: addresses + 2048, gc_thresh3: addresses + 4096 };
+    for (const [name, value] of Object.entries(want)) {
+      const file = join(dir, name);
+      if (Number(readFileSync(file, 'utf8')) < value) writeFileSync(file, String(value));
+    }
+  }
+
+  /**
+   * Adds `n` more addresses (each claimed like addAddress()) with one `ip -batch` call, so a
+   * fleet of thousands of pod addresses is set up in seconds rather than one `ip` per address.
+   */
+  addAddresses(n: number): string[] {
+    if (this.destroyed) throw new Error(`pod host ${this.netns} is destroyed`);
+    const added: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const addr = claimAddress(this.netns);
+      this.extraIps.push(addr);
+      added.push(addr);
+    }
+    if (added.length > 0) {
+      forgetNeighbours(added);
+      execFileSync('ip', ['-n', this.netns, '-batch', '-'], {
+        input: added.map((a) => `addr add ${a}/${PREFIX} dev eth0\n`).join(''),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+    }
+    return added;
   }
 
   /** Adds an IPv6 address from fd00:a2a::/64 (claimed, released on destroy) and returns it. */
@@ -190,6 +273,7 @@ export class PodHost {
     ensureBridge6();
     const addr = claimAddress6(this.netns);
     this.extraIps.push(addr);
+    forgetNeighbours([addr]);
     ip(['-n', this.netns, '-6', 'addr', 'add', `${addr}/${PREFIX6}`, 'dev', 'eth0', 'nodad']);
     return addr;
   }
@@ -245,6 +329,7 @@ export class PodHost {
     }
     tryIp(['link', 'del', this.hostLink]);
     tryIp(['netns', 'del', this.netns]);
+    forgetNeighbours(this.ips);
     for (const addr of this.ips) {
       const claim = join(CLAIMS, addr);
       if (existsSync(claim)) rmSync(claim, { recursive: true, force: true });

@@ -1,5 +1,6 @@
-// `npm run bench` at the smallest size: it completes, cleans up after itself, and prints the
-// results table with every metric present and a value for each. No timing is asserted: the
+// `npm run bench` at two tiny sizes (`--sizes 2,4`) with the multiplexed fleet: it completes,
+// cleans up after itself, and prints for each size the results table, then the cost curve and
+// the ceiling of one replica, every figure present and finite. No timing is asserted: the
 // benchmark reports numbers, tests check behaviour.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +9,8 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../harness/binaries.js';
 
 const METRICS = [
+  'fleet: processes started, every address bound (s)',
+  'fleet: RSS of every fleet process (MiB)',
   'cold start: operator spawn -> every agent converged (s)',
   'cold start: operator /readyz -> every agent converged (s)',
   'cold start: operator spawn -> every pod routed on every port (s)',
@@ -22,6 +25,7 @@ const METRICS = [
   'mean reconcile duration, steady state (ms)',
   'operator CPU, steady state (% of one core)',
   'CPU per probe: operator steady state / bare loop (ms)',
+  'ceiling: agents (3 pods x 3 bindings) one core sustains at period 10 / 30 / 60 s',
   'cold start: reconcile time / workers (s)',
   'operator CPU, cold start until converged (s)',
   'reaction: gRPC broken -> pod out of the EndpointSlice, p50 / p99 / max (s)',
@@ -33,6 +37,23 @@ const METRICS = [
   'operator heap used / total at the end (MiB)',
 ];
 
+const COST_FIGURES = [
+  'cold start after /readyz, operator / bare loop (s)',
+  'cold start after /readyz per agent, operator / bare loop (ms)',
+  'operator CPU until converged (s)',
+  'operator CPU until converged, per agent (ms)',
+  'operator CPU, steady state (% of one core)',
+  'operator CPU, steady state, per agent (% of one core)',
+  'CPU per probe, operator / bare loop (ms)',
+  'operator RSS at the end (MiB)',
+  'operator RSS per agent (KiB)',
+  'API requests until converged',
+  'API requests until converged, per agent',
+  'probes per second, steady state',
+  'probes per second per agent',
+  'agents one core sustains at period 10 / 30 / 60 s',
+];
+
 function runBench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   // NODE_TEST_CONTEXT would make the child think it runs under this test runner.
   const { NODE_TEST_CONTEXT: _ctx, ...env } = process.env;
@@ -40,44 +61,84 @@ function runBench(args: string[]): Promise<{ code: number; stdout: string; stder
     execFile(
       process.execPath,
       ['--import', 'tsx', join(REPO_ROOT, 'bench/operator.ts'), ...args],
-      { cwd: REPO_ROOT, env, timeout: 600_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: REPO_ROOT, env, timeout: 900_000, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
   });
 }
 
-/** The table's rows as metric -> value. */
-function tableRows(stdout: string): Map<string, string> {
-  const rows = new Map<string, string>();
+/** The output's `## title` sections, each as its table rows: first cell -> the other cells. */
+function sections(stdout: string): Map<string, Map<string, string[]>> {
+  const out = new Map<string, Map<string, string[]>>();
+  let rows: Map<string, string[]> | undefined;
   for (const line of stdout.split('\n')) {
+    if (line.startsWith('## ')) {
+      rows = new Map();
+      out.set(line.slice(3).trim(), rows);
+      continue;
+    }
     const cells = line.split(/(?<!\\)\|/).map((c) => c.trim());
-    if (cells.length < 4 || cells[1] === 'metric' || cells[1]?.startsWith('---')) continue;
-    rows.set(cells[1]!, cells[2]!);
+    if (
+      !rows ||
+      cells.length < 4 ||
+      cells[1] === 'metric' ||
+      cells[1] === 'figure' ||
+      cells[1]?.startsWith('---')
+    )
+      continue;
+    rows.set(cells[1]!, cells.slice(2, -1));
   }
-  return rows;
+  return out;
 }
 
-describe('npm run bench (tiny)', () => {
-  test('completes and prints every metric', { timeout: 600_000 }, async () => {
-    const r = await runBench([
-      '--agents=2',
-      '--pods=2',
-      '--events=2',
-      '--period=3',
-      '--steady-periods=1',
-      '--bare-rounds=1',
-      '--no-write',
-    ]);
-    assert.equal(r.code, 0, `bench failed:\n${r.stderr.slice(-4000)}`);
-    const rows = tableRows(r.stdout);
-    for (const metric of METRICS) {
-      const value = rows.get(metric);
-      assert.ok(value !== undefined, `metric missing: ${metric}\n${r.stdout}`);
-      assert.ok(value !== '' && !value.includes('n/a'), `no value for ${metric}: ${JSON.stringify(value)}`);
-    }
-    assert.equal(rows.get('reaction events that timed out'), '0', r.stderr.slice(-4000));
-    // The operator dialled at least every interface of every pod: 2 agents x 2 pods x 3 bindings.
-    assert.ok(Number(rows.get('operator probes until converged')) >= 12, r.stdout);
-  });
+/** Every number in a cell is finite, and there is at least one (`fixed` prints n/a otherwise). */
+function assertFinite(cell: string | undefined, what: string): void {
+  assert.ok(cell !== undefined && cell !== '', `no value for ${what}`);
+  assert.ok(!/n\/a|NaN|Infinity/.test(cell), `not finite: ${what}: ${JSON.stringify(cell)}`);
+  assert.ok(/\d/.test(cell), `no number in ${what}: ${JSON.stringify(cell)}`);
+}
+
+describe('npm run bench (tiny, two sizes)', () => {
+  test(
+    'completes and prints every figure, finite, per size and per agent',
+    { timeout: 900_000 },
+    async () => {
+      const r = await runBench([
+        '--sizes=2,4',
+        '--pods=2',
+        '--agents-per-process=2',
+        '--events=2',
+        '--period=3',
+        '--steady-periods=1',
+        '--bare-rounds=1',
+        '--no-write',
+      ]);
+      assert.equal(r.code, 0, `bench failed:\n${r.stderr.slice(-4000)}`);
+      const out = sections(r.stdout);
+      for (const size of [2, 4]) {
+        const rows = out.get(`${size} agents`);
+        assert.ok(rows, `no section for ${size} agents:\n${r.stdout}`);
+        for (const metric of METRICS) assertFinite(rows.get(metric)?.[0], `${size} agents: ${metric}`);
+        assert.equal(rows.get('reaction events that timed out')?.[0], '0', r.stderr.slice(-4000));
+        // The operator dialled at least every interface of every pod: agents x 2 pods x 3 bindings.
+        assert.ok(Number(rows.get('operator probes until converged')?.[0]) >= size * 6, r.stdout);
+      }
+      const cost = out.get('Cost per size');
+      assert.ok(cost, r.stdout);
+      for (const figure of COST_FIGURES) {
+        const cells = cost.get(figure);
+        assert.equal(cells?.length, 2, `cost figure ${figure}: one column per size\n${r.stdout}`);
+        cells.forEach((c, i) => assertFinite(c, `${figure} at size ${i}`));
+      }
+      const ceiling = out.get('Ceiling of one replica');
+      assert.ok(ceiling, r.stdout);
+      for (const period of [10, 30, 60]) {
+        assertFinite(
+          ceiling.get(`agents (3 pods x 3 bindings) one core sustains, period ${period} s`)?.[0],
+          `ceiling at ${period} s`,
+        );
+      }
+    },
+  );
 });

@@ -1,0 +1,60 @@
+// The cost curve's arithmetic (bench/lib/cost-curve.ts): the ceiling of one replica from CPU per
+// probe, and the per-agent figures of the cost table.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { agentsPerCore, ceilingRows, costTable, type SizePoint } from '../../bench/lib/cost-curve.js';
+
+const point = (agents: number): SizePoint => ({
+  agents,
+  coldAfterReadyS: agents / 100,
+  bareS: agents / 200,
+  coldCpuS: agents / 50,
+  steadyCpuPct: agents / 10,
+  opCpuPerProbeMs: 2,
+  bareCpuPerProbeMs: 1,
+  rssMiB: 100,
+  coldApiRequests: agents * 10,
+  probesPerS: agents * 0.9,
+  agentsPerCore: agentsPerCore(2, 9),
+});
+
+describe('agentsPerCore', () => {
+  test('a period of one core over CPU per agent per period, at 10, 30 and 60 s', () => {
+    // 2 ms x 9 probes = 18 ms per agent per period.
+    assert.deepEqual(
+      agentsPerCore(2, 9).map((n) => Math.round(n)),
+      [556, 1667, 3333],
+    );
+  });
+  test('no CPU measured is not a ceiling', () => {
+    assert.ok(agentsPerCore(0, 9).every((n) => Number.isNaN(n)));
+  });
+});
+
+describe('costTable', () => {
+  test('one column per size, absolute and per-agent figures', () => {
+    const table = costTable([point(100), point(300)]);
+    const rows = new Map(
+      table
+        .split('\n')
+        .slice(2)
+        .map((l) => l.split('|').map((c) => c.trim()))
+        .map((c) => [c[1]!, c.slice(2, -1)]),
+    );
+    assert.deepEqual(rows.get('API requests until converged'), ['1000', '3000']);
+    assert.deepEqual(rows.get('API requests until converged, per agent'), ['10.00', '10.00']);
+    assert.deepEqual(rows.get('operator RSS per agent (KiB)'), ['1024', '341']);
+    assert.deepEqual(rows.get('agents one core sustains at period 10 / 30 / 60 s'), [
+      '556 / 1667 / 3333',
+      '556 / 1667 / 3333',
+    ]);
+  });
+  test('the ceiling rows name the size and CPU per probe they come from', () => {
+    const rows = ceilingRows(point(300));
+    assert.deepEqual(
+      rows.map((r) => r.value),
+      ['556', '1667', '3333'],
+    );
+    assert.match(rows[0]!.note!, /2\.000 ms .* 300 agents/);
+  });
+});
