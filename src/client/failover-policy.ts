@@ -1,16 +1,29 @@
 /**
  * What a failed call means for this call and for the calls after it (seeds/003, seeds/000).
- * Pure: the verdict comes from the probes' classifiers (src/probe/call-failure.ts).
+ * Pure: the verdict comes from the probes' classifiers (src/probe/call-failure.ts), which also
+ * say whether the request may have reached the agent (`requestSent`).
  *
- * - the endpoint cannot serve the operation (Unimplemented, WrongBinding, VersionNotSupported)
- *   or was never reached (the request did not leave): a unary call tries the next candidate;
- * - AuthRequired: returned at once and never tried on another binding: another interface of
- *   the same agent wants the same credentials, and trying them all only spreads the refusal;
- * - anything after the request may have reached the agent (a reset, a timeout, a 500) is
- *   ambiguous: the agent may have started work, so it is returned, never replayed;
- * - streams are never replayed, whatever the failure;
- * - every endpoint failure moves later calls to the next candidate (wrapping around); an answer
- *   from the handler, or an auth refusal, keeps the selection.
+ * | verdict                                   | requestSent | class     | unary              | stream       |
+ * | ----------------------------------------- | ----------- | --------- | ------------------ | ------------ |
+ * | Verified (an A2A error from the handler)  | -           | answered  | AgentError         | AgentError   |
+ * | AuthRequired                              | -           | auth      | AuthRequired       | AuthRequired |
+ * | Unimplemented, VersionNotSupported        | -           | unserved  | next candidate     | StreamFailed |
+ * | WrongBinding (*)                          | -           | unserved  | next candidate     | StreamFailed |
+ * | anything else (Unreachable, TLSError, …)  | false       | unserved  | next candidate     | StreamFailed |
+ * | anything else (reset, Timeout, 5xx, …)    | true        | ambiguous | Ambiguous          | StreamFailed |
+ *
+ * (*) call-failure.ts keeps WrongBinding after the request was sent only where the answer
+ * proves no handler read it: HTTP 415, an answer that is not HTTP/1 at all
+ * (HPE_INVALID_CONSTANT, an HTTP/2 SETTINGS frame), ALPN h2 refused, gRPC's diagnosis dial
+ * finding HTTP/1.1. Any 2xx (empty, non-JSON or over-cap body), a malformed header or chunk,
+ * or an HTTP/2 answer without a gRPC status is Inconclusive, hence ambiguous: never replayed.
+ *
+ * Why: an endpoint that cannot serve the operation, or was never reached, cannot have started
+ * work; an auth refusal would only spread to the agent's other interfaces (which want the same
+ * credentials); a request that may have reached the agent could create a second task if
+ * replayed; a stream is never replayed. Every class but answered/auth moves later calls to the
+ * next candidate (wrapping around); an answer from the handler, or an auth refusal, keeps the
+ * selection.
  */
 import { InterfaceState } from '../api/conditions.js';
 

@@ -163,8 +163,7 @@ export async function classifySdkFailure(
         body = await capture.http.body;
       } catch (bodyErr) {
         // The answer began and then broke off: delivered, so never safe to replay.
-        const v = classifyCallFailure({ kind: 'transport', error: bodyErr }, ctx);
-        return { ...v, requestSent: true };
+        return classifyCallFailure({ kind: 'transport', error: bodyErr, afterHeaders: true }, ctx);
       }
       return classifyCallFailure(
         {

@@ -3,6 +3,14 @@
  * CLI and the failover client speak one vocabulary. What a call adds to a probe is one question:
  * may the request have reached the agent? A probe never asks it (GetTask has no side effect);
  * a client must, because replaying a SendMessage the agent already read creates a second task.
+ *
+ * So a call's WrongBinding is a probe's WrongBinding only where the answer proves no handler
+ * read the request (the failover client replays it elsewhere): HTTP 415, an answer that is not
+ * HTTP/1 at all (HPE_INVALID_CONSTANT, an HTTP/2 SETTINGS frame), and the connection-level
+ * cases where nothing was sent (ALPN refused, the gRPC diagnosis dial). Any other WrongBinding
+ * after the request left (a 2xx whose body is empty, not JSON or cut at the capture cap; a
+ * malformed header or chunk; an HTTP/2 answer without a gRPC status) is Inconclusive: the
+ * handler may have acted before its answer broke.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { InterfaceState } from '../api/conditions.js';
@@ -30,8 +38,11 @@ export type CallAnswer =
       grpcContentType: boolean;
       dispatched: boolean;
     }
-  /** No answer: the connection, TLS or HTTP framing failed (the error's `code` decides). */
-  | { kind: 'transport'; error: unknown }
+  /**
+   * No usable answer: the connection, TLS or HTTP framing failed (the error's `code` decides).
+   * `afterHeaders`: an HTTP/1 status line and headers had arrived and the body then broke off.
+   */
+  | { kind: 'transport'; error: unknown; afterHeaders?: boolean }
   /** An event stream was accepted (2xx `text/event-stream`) and then failed: the agent was working on it. */
   | { kind: 'stream'; error: unknown };
 
@@ -104,14 +115,14 @@ function classifyAnswer(answer: CallAnswer, ctx: CallContext): CallVerdict {
         requestSent: true,
       };
     case 'transport': {
-      const v = classifyTransportFailure(answer.error, {
+      const v = classifyTransportFailure(parserErrorOf(answer.error) ?? answer.error, {
         what: ctx.what,
         tls: ctx.tls,
         timeoutMs: ctx.timeoutMs,
         evidence: { request: ctx.request },
       });
       const code = errorCode(answer.error) ?? 'UNKNOWN';
-      return { verdict: v, requestSent: !failedBeforeRequest(code) };
+      return { verdict: v, requestSent: answer.afterHeaders === true || !failedBeforeRequest(code) };
     }
     case 'grpc': {
       const lost =
@@ -153,8 +164,61 @@ function classifyAnswer(answer: CallAnswer, ctx: CallContext): CallVerdict {
   }
 }
 
+/**
+ * undici's HTTP/1 parser error on the cause chain (`fetch` wraps it in a TypeError): the probes
+ * meet it bare, and classify it by its code and the bytes it stopped at.
+ */
+function parserErrorOf(err: unknown): unknown {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && typeof e === 'object' && e !== null; depth++) {
+    if ((e as { name?: unknown }).name === 'HTTPParserError') return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** An HTTP/2 frame header of type SETTINGS: what an HTTP/2-only server sends first. */
+function isHttp2Settings(data: unknown): boolean {
+  return typeof data === 'string' && data.length >= 9 && data.charCodeAt(3) === 0x4;
+}
+
+/** Whether a WrongBinding answer proves that no handler read the request (see the top comment). */
+function provesHandlerUnreached(answer: CallAnswer): boolean {
+  switch (answer.kind) {
+    case 'http':
+      return answer.answer.status === 415;
+    case 'transport': {
+      if (answer.afterHeaders) return false;
+      const err = parserErrorOf(answer.error) ?? answer.error;
+      const code = errorCode(err);
+      return (
+        code === 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL' ||
+        code === 'HPE_INVALID_CONSTANT' ||
+        isHttp2Settings((err as { data?: unknown }).data)
+      );
+    }
+    case 'grpc':
+    case 'stream':
+      return false;
+  }
+}
+
 export function classifyCallFailure(answer: CallAnswer, ctx: CallContext): CallVerdict {
   const out = classifyAnswer(answer, ctx);
+  if (
+    out.verdict.state === InterfaceState.WrongBinding &&
+    out.requestSent &&
+    !provesHandlerUnreached(answer)
+  ) {
+    return {
+      verdict: verdict(
+        InterfaceState.Inconclusive,
+        `${out.verdict.message}; the request was delivered, so the handler may have acted on it (not replayed)`,
+        out.verdict.evidence,
+      ),
+      requestSent: true,
+    };
+  }
   if (
     out.verdict.state === InterfaceState.Inconclusive &&
     ctx.a2aReason !== undefined &&

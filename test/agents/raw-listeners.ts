@@ -74,3 +74,27 @@ export function dropAfterGrpcRequestServer(): Http2Server & { requests: string[]
   server.on('sessionError', () => {});
   return Object.assign(server, { requests });
 }
+
+/**
+ * Reads each HTTP request to its end, counts it, then answers 200 with a body no client can
+ * use: `chunk` a chunked body whose chunk size is not hex, `text` a plain-text body. An agent
+ * that acted on the request and then broke its answer: a client must not replay it.
+ */
+export function brokenAnswerServer(mode: 'chunk' | 'text'): HttpServer & { requests: string[] } {
+  const requests: string[] = [];
+  const server = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      requests.push(`${req.method ?? ''} ${req.url ?? ''} ${body.slice(0, 200)}`);
+      if (mode === 'text') {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('message received\n');
+        return;
+      }
+      req.socket.end(
+        'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n',
+      );
+    });
+  });
+  return Object.assign(server, { requests });
+}

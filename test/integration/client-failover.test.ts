@@ -1,7 +1,7 @@
 /**
  * `a2a-operator/client` against real agents on both runtimes (JS SDK, a2a-go): the seed scenario,
  * UNAUTHENTICATED not retried elsewhere, a request the agent read is never replayed (unary or
- * stream), selection sticks and wraps around, a refused connection fails over within the call,
+ * stream, a dropped connection or a broken 200 answer), selection sticks and wraps around, a refused connection fails over within the call,
  * and card refreshes are throttled. Every "not replayed" is counted on the agents' side.
  */
 import { after, test } from 'node:test';
@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CallOutcome, FailoverCallError, FailoverClient } from '../../src/client/index.js';
 import {
+  brokenAnswerServer,
   dropAfterGrpcRequestServer,
   dropAfterRequestServer,
   hangingServer,
@@ -162,6 +163,23 @@ for (const rt of RUNTIMES) {
     assert.equal(client.lastReport!.servedBy?.url, jsonrpc(a.ports.http!).url);
     assert.equal(drop.requests.length, 1);
     assert.equal(await sends(a), 1);
+  });
+
+  void test(`[${rt}] a 200 whose body is broken (bad chunk size) or not JSON is Ambiguous, not replayed`, async () => {
+    const a = await agent(rt);
+    for (const mode of ['chunk', 'text'] as const) {
+      const broken = brokenAnswerServer(mode);
+      const port = await listen(broken);
+      const client = await failoverClient({ card: card([jsonrpc(port), jsonrpc(a.ports.http!)]) });
+      const err = await failure(client.sendMessage(message(`task-known-${mode}`)));
+      assert.equal(err.outcome, CallOutcome.Ambiguous, mode);
+      assert.equal(err.taskId, `task-known-${mode}`, mode);
+      assert.equal(err.report.attempts.length, 1, mode);
+      assert.equal(err.report.attempts[0]!.state, 'Inconclusive', mode);
+      assert.equal(err.report.attempts[0]!.requestSent, true, mode);
+      assert.equal(broken.requests.length, 1, mode);
+      assert.equal(await sends(a), 0, `${mode}: the message was not sent again to the next interface`);
+    }
   });
 
   void test(`[${rt}] a gRPC connection lost after the call was sent is Ambiguous, not replayed`, async () => {

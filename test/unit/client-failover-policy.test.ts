@@ -283,3 +283,182 @@ void test('call failures: the probes classifiers, and whether the request may ha
     assert.equal(got.requestSent, sent, name);
   }
 });
+
+/** What undici's `fetch` throws for a malformed answer: a TypeError around an HTTPParserError. */
+const parserError = (code: string | undefined, data: string) =>
+  new TypeError('fetch failed', {
+    cause: Object.assign(new Error('Response does not match the HTTP/1.1 protocol'), {
+      name: 'HTTPParserError',
+      code,
+      data,
+    }),
+  });
+const settingsFrame = String.fromCharCode(0, 0, 0, 4, 0, 0, 0, 0, 0) + '\u00fe'.repeat(16);
+const outcomeOf = (v: ReturnType<typeof classifyCallFailure>) =>
+  decide(failureClass(v.verdict.state, v.requestSent), false).outcome;
+
+type Case = [string, ReturnType<typeof classifyCallFailure>, string, CallOutcome];
+function check(cases: Case[]): void {
+  for (const [name, got, state, outcome] of cases) {
+    assert.equal(got.verdict.state, state, name);
+    assert.equal(outcomeOf(got), outcome, name);
+  }
+}
+
+void test('scenario A: an answer that breaks in its headers or chunked body after the request was sent is Ambiguous, not replayed', () => {
+  check([
+    // Scenario A: the agent acted, then its answer broke in the headers or the chunked body.
+    [
+      'bad header token',
+      classifyCallFailure(
+        { kind: 'transport', error: parserError('HPE_INVALID_HEADER_TOKEN', ' Header: x\r\n') },
+        ctx,
+      ),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+    [
+      'bad header token, bare parser error',
+      classifyCallFailure(
+        {
+          kind: 'transport',
+          error: Object.assign(new Error('x'), { code: 'HPE_INVALID_HEADER_TOKEN', data: ' H: x' }),
+        },
+        ctx,
+      ),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+    [
+      'bad chunk size in the body of a 200',
+      classifyCallFailure(
+        {
+          kind: 'transport',
+          error: new TypeError('terminated', { cause: parserError('HPE_INVALID_CHUNK_SIZE', 'ZZ\r\n') }),
+          afterHeaders: true,
+        },
+        ctx,
+      ),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+    [
+      'a body that broke off with bytes that look like an HTTP/2 frame: still after the headers',
+      classifyCallFailure(
+        { kind: 'transport', error: parserError(undefined, settingsFrame), afterHeaders: true },
+        ctx,
+      ),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+    [
+      'a parser error without a code (undici 7) in the status line',
+      classifyCallFailure({ kind: 'transport', error: parserError(undefined, 'x0 OK\r\n\r\n') }, ctx),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+  ]);
+});
+
+void test('scenario B: a 2xx whose body is empty, not JSON or cut at the capture cap is Ambiguous, not replayed', () => {
+  check([
+    // Scenario B: a 2xx whose body is not an A2A answer (empty, not JSON, cut at the capture cap).
+    [
+      'JSON-RPC 200 empty',
+      classifyCallFailure({ kind: 'http', binding: 'JSONRPC', answer: json(200, '', '') }, ctx),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+    [
+      'JSON-RPC 200 text/html',
+      classifyCallFailure(
+        { kind: 'http', binding: 'JSONRPC', answer: json(200, '<html>', 'text/html') },
+        ctx,
+      ),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+    [
+      'JSON-RPC 200 cut at the 64 KiB capture cap',
+      classifyCallFailure(
+        {
+          kind: 'http',
+          binding: 'JSONRPC',
+          answer: json(
+            200,
+            `{"jsonrpc":"2.0","id":1,"result":{"x":"${'a'.repeat(64 * 1024)}`.slice(0, 64 * 1024),
+          ),
+        },
+        ctx,
+      ),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+    [
+      'REST 200 not JSON',
+      classifyCallFailure({ kind: 'http', binding: 'HTTP+JSON', answer: json(200, 'ok', 'text/plain') }, ctx),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+    [
+      'REST 201 empty',
+      classifyCallFailure({ kind: 'http', binding: 'HTTP+JSON', answer: json(201, '', '') }, ctx),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+    [
+      'an HTTP/2 answer without a gRPC status, after the call was dispatched',
+      classifyCallFailure(
+        { kind: 'grpc', code: 2, details: '', grpcContentType: false, dispatched: true },
+        ctx,
+      ),
+      'Inconclusive',
+      CallOutcome.Ambiguous,
+    ],
+  ]);
+});
+
+void test('WrongBinding stays a next-candidate failure only where the answer proves no handler read the request', () => {
+  check([
+    // Answers that prove no handler read the request: the next candidate is tried.
+    [
+      'HTTP 415 (REST)',
+      classifyCallFailure({ kind: 'http', binding: 'HTTP+JSON', answer: json(415, '') }, ctx),
+      'WrongBinding',
+      CallOutcome.Exhausted,
+    ],
+    [
+      'HTTP 415 (JSON-RPC)',
+      classifyCallFailure({ kind: 'http', binding: 'JSONRPC', answer: json(415, 'no', 'text/plain') }, ctx),
+      'WrongBinding',
+      CallOutcome.Exhausted,
+    ],
+    [
+      'not HTTP/1 at all (HPE_INVALID_CONSTANT)',
+      classifyCallFailure(
+        { kind: 'transport', error: parserError('HPE_INVALID_CONSTANT', 'hello\r\n') },
+        ctx,
+      ),
+      'WrongBinding',
+      CallOutcome.Exhausted,
+    ],
+    [
+      'an HTTP/2 SETTINGS frame answering an HTTP/1 request (undici 7: no code)',
+      classifyCallFailure({ kind: 'transport', error: parserError(undefined, settingsFrame) }, ctx),
+      'WrongBinding',
+      CallOutcome.Exhausted,
+    ],
+    [
+      'ALPN h2 refused',
+      classifyCallFailure(
+        {
+          kind: 'transport',
+          error: Object.assign(new Error('x'), { code: 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL' }),
+        },
+        { ...ctx, tls: true },
+      ),
+      'WrongBinding',
+      CallOutcome.Exhausted,
+    ],
+  ]);
+});
