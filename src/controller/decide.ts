@@ -27,6 +27,7 @@ import { nextCondition, type ConditionInput } from '../api/condition-helpers.js'
 import {
   CapabilitiesVerified,
   CapabilityState,
+  CapabilityReason,
   ConditionType,
   InterfaceState,
   Reason,
@@ -543,7 +544,18 @@ function stalledCondition(
   }
   if (ctx.settled && ready.status === 'False') {
     const { clean, failing, candidates } = ctx.split;
-    const confirmed = `confirmed by ${spec.probe.failureThreshold} consecutive probes`;
+    // Every pod clean yet Ready False: an agent-level verdict (capabilities under Enforce).
+    // Not-served is a fact a person must fix in the card or the server; anything else
+    // (Inconclusive) may clear at the next probe.
+    if (failing.length === 0) {
+      return ready.reason === CapabilityReason.CapabilityNotServed
+        ? { type, status: 'True', reason: CapabilityReason.CapabilityNotServed, message: ready.message }
+        : { type, status: 'False', reason: ready.reason, message: ready.message };
+    }
+    // Static card findings (a transport mismatch, too many interfaces) need no confirmation.
+    const confirmed = failing.some((f) => f.probed)
+      ? `confirmed by ${spec.probe.failureThreshold} consecutive probes`
+      : 'a static finding in the card';
     if (clean.length === 0) {
       return {
         type,

@@ -26,6 +26,8 @@ export interface PodVerdict {
   confirmed: boolean;
   /** What fails, one entry per problem (the card, or an interface), shown form. */
   failing: string[];
+  /** A failure came from probing (a card fetch or an interface verdict), not from the card's text alone. */
+  probed: boolean;
   verified: number;
   declared: number;
 }
@@ -42,11 +44,12 @@ function ifaceText(m: MappedInterface, state: string): string {
  * answering AuthRequired counts as failing here even where routing advertises it.
  */
 export function podVerdict(p: PodObservation, mapped: readonly MappedInterface[] | undefined): PodVerdict {
-  const base = { name: p.pod.name, verified: 0, declared: 0 };
+  const base = { name: p.pod.name, verified: 0, declared: 0, probed: false };
   if (!p.card) return { ...base, kind: 'Pending', confirmed: false, failing: [] };
   if (!p.card.ok) {
     return {
       ...base,
+      probed: true,
       kind: p.card.confirmed ? 'Failing' : 'Pending',
       confirmed: p.card.confirmed,
       failing: [clipText(`card ${p.card.reason}`, MAX_FAILING_TEXT)],
@@ -60,6 +63,7 @@ export function podVerdict(p: PodObservation, mapped: readonly MappedInterface[]
   let pending = false;
   let confirmed = true;
   let verified = 0;
+  let probed = false;
   for (const m of list.slice(0, MAX_INTERFACES)) {
     const v = p.verdicts.get(m.key);
     if (!v || v.state === InterfaceState.Pending) {
@@ -71,10 +75,19 @@ export function podVerdict(p: PodObservation, mapped: readonly MappedInterface[]
       continue;
     }
     if (!v.confirmed) confirmed = false;
+    probed = true;
     failing.push(ifaceText(m, v.state));
   }
   const kind = failing.length > 0 ? 'Failing' : pending ? 'Pending' : 'Clean';
-  return { ...base, kind, confirmed, failing, verified, declared: Math.min(list.length, MAX_INTERFACES) };
+  return {
+    ...base,
+    kind,
+    confirmed,
+    failing,
+    probed,
+    verified,
+    declared: Math.min(list.length, MAX_INTERFACES),
+  };
 }
 
 /** "pod-c (GRPC http://h:9090 (v1.0) Unimplemented)", for condition messages. */

@@ -610,6 +610,21 @@ describe('decide: card consistency and card failures', () => {
     assert.equal(cond(d, 'CardValid').reason, 'DuplicateInterface');
     assert.equal(cond(d, 'Ready').reason, 'DuplicateInterface');
   });
+
+  it('a static card finding on every pod stalls as a static finding, not "confirmed by N consecutive probes"', () => {
+    const finding = {
+      reason: 'PreferredTransportMismatch',
+      message: 'preferredTransport GRPC is not declared',
+    };
+    const mismatched = card.ok ? { ...card, findings: [finding] } : card;
+    const d = decide(input({ pods: ['a', 'b', 'c'].map((n) => pod(n, mismatched, allVerified)) }));
+    assert.equal(cond(d, 'Ready').reason, 'PreferredTransportMismatch');
+    assert.equal(cond(d, 'Stalled').reason, 'FailureConfirmed');
+    assert.match(cond(d, 'Stalled').message, /a static finding in the card/);
+    assert.doesNotMatch(cond(d, 'Stalled').message, /consecutive probes/);
+    const probed = decide(input({ pods: ['a', 'b', 'c'].map((n) => pod(n, failedCard())) }));
+    assert.match(cond(probed, 'Stalled').message, /confirmed by \d+ consecutive probes/);
+  });
 });
 
 describe('decide: spec, mode, conflicts, no pods', () => {
