@@ -382,7 +382,9 @@ export class AgentReconciler {
     await attempt(async () => {
       for (const g of decision.gates) await this.writeGate(namespace, g, signal);
       // Observe writes no gate; one it wrote False while enforcing must not hold the pod back.
-      if (!enforce) await this.releaseGates(namespace, signal);
+      // Enforce too: a selector change makes no pod event, so a pod the agent no longer
+      // selects would keep its False gate forever.
+      await this.releaseGates(namespace, signal);
     });
     const failure = applyError === undefined ? undefined : classifyError(applyError);
     if (failure) {
@@ -507,7 +509,10 @@ export class AgentReconciler {
 
   /** Sets True every False gate in the namespace that no agent owns (gates.ts). */
   private async releaseGates(namespace: string, signal: AbortSignal): Promise<void> {
-    const released = releasedGates(this.deps.pods.list(namespace), this.gateAgents(namespace));
+    // Most namespaces have no False gate: skip reading the agents then.
+    const held = this.deps.pods.list(namespace).filter(holdsFalseGate);
+    if (held.length === 0) return;
+    const released = releasedGates(held, this.gateAgents(namespace));
     for (const g of released) {
       await this.writeGate(namespace, g, signal);
       this.deps.log.info({ pod: `${namespace}/${g.pod}`, reason: g.reason }, 'readiness gate released');

@@ -63,6 +63,7 @@ before(async () => {
   ns = await cluster.createNamespace('gates');
   await lyingPod('gone-0', 'gone');
   await lyingPod('asleep-0', 'asleep');
+  await lyingPod('moved-0', 'moved');
   await healthyPod('obs-0', 'obs');
   await healthyPod('fin-0', 'fin');
   await healthyPod('ov-0', 'ov', 'ov-old');
@@ -70,6 +71,7 @@ before(async () => {
     cluster,
     agentManifest(ns, 'gone', healthySpec('gone', PROBE)),
     agentManifest(ns, 'asleep', healthySpec('asleep', PROBE)),
+    agentManifest(ns, 'moved', healthySpec('moved', PROBE)),
     agentManifest(ns, 'obs', { ...healthySpec('obs', PROBE), routing: { mode: 'Observe' } }),
     agentManifest(ns, 'fin', healthySpec('fin', PROBE)),
     agentManifest(ns, 'ov-old', { ...healthySpec('ov', PROBE), routing: { serviceName: 'ov-old' } }),
@@ -112,6 +114,26 @@ describe('readiness gate lifecycle', () => {
     await operator.waitReady();
     const g = await waitFor('gate released on asleep-0', async () => {
       const c = await gate('asleep-0');
+      return c?.status === 'True' ? c : undefined;
+    });
+    assert.equal(g.reason, 'AgentDeleted');
+  });
+
+  test('an Enforce agent whose selector no longer selects a pod releases its False gate (no pod event needed)', async () => {
+    await waitFor('gate False on moved-0', async () => (await gate('moved-0'))?.status === 'False', 90_000);
+    const p = await cluster.kubectl([
+      'patch',
+      'a2a',
+      'moved',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      '{"spec":{"selector":{"matchLabels":{"app":"elsewhere"}}}}',
+    ]);
+    assert.equal(p.code, 0, p.stderr);
+    const g = await waitFor('gate released on moved-0', async () => {
+      const c = await gate('moved-0');
       return c?.status === 'True' ? c : undefined;
     });
     assert.equal(g.reason, 'AgentDeleted');
