@@ -410,18 +410,27 @@ export function decide(input: DecideInput): Decision {
       serviceConflict: input.serviceConflict,
       split,
     });
-    reconciling = unsettled
+    // kstatus reads Reconciling before Stalled, Argo CD the reverse: a conflict that stalls
+    // (whatever the probes say) is not Reconciling, so both read it as a failure.
+    reconciling = input.serviceConflict
       ? {
           type: ConditionType.Reconciling,
-          status: 'True',
-          reason: Reason.Probing,
-          message: cardPending
-            ? 'fetching cards'
-            : rolling
-              ? 'ready pods serve different cards (rollout in progress)'
-              : 'probing interfaces and confirming failures',
+          status: 'False',
+          reason: Reason.ServiceConflict,
+          message: 'waiting for the conflicting Service to go or spec.routing.serviceName to change',
         }
-      : { type: ConditionType.Reconciling, status: 'False', reason: Reason.Settled, message: '' };
+      : unsettled
+        ? {
+            type: ConditionType.Reconciling,
+            status: 'True',
+            reason: Reason.Probing,
+            message: cardPending
+              ? 'fetching cards'
+              : rolling
+                ? 'ready pods serve different cards (rollout in progress)'
+                : 'probing interfaces and confirming failures',
+          }
+        : { type: ConditionType.Reconciling, status: 'False', reason: Reason.Settled, message: '' };
   }
 
   const gates = gateDecisions(input, mappedFor);
@@ -527,7 +536,7 @@ function podsStatus(
 
 /**
  * Stalled=True means "a pipeline should fail" (kstatus reads it as Failed; Flux and Argo CD fail
- * the sync): a Service conflict, or a failure confirmed on every ready pod (with
+ * the sync): a Service conflict (settled or not), or a failure confirmed on every ready pod (with
  * spec.probe.failOn AnyPod: on any ready pod). A failure confirmed on some pods while others
  * verify everything is Ready=False and PodsConsistent=False (PartialFailure), not Stalled: the
  * verified pods serve, and the gate of the failing ones holds their rollout. Spec problems are
@@ -539,7 +548,8 @@ function stalledCondition(
   ctx: { settled: boolean; serviceConflict?: string; split: PodSplit },
 ): ConditionInput {
   const type = ConditionType.Stalled;
-  if (ctx.settled && ctx.serviceConflict) {
+  // A person must act whatever the interfaces say, probed or not.
+  if (ctx.serviceConflict) {
     return { type, status: 'True', reason: Reason.ServiceConflict, message: ctx.serviceConflict };
   }
   if (ctx.settled && ready.status === 'False') {
