@@ -118,6 +118,7 @@ export interface ReconcileObserver {
   /** Per agent: how many probes (card fetches included) this reconcile ran, and its probe period (freshness). */
   probeRound?(key: string, probes: number, periodSeconds: number): void;
   statusWritten?(): void;
+  /** With the status as written (after an apply failure rewrote it). */
   decided?(key: string, decision: Decision, enforce: boolean): void;
 }
 
@@ -303,7 +304,6 @@ export class AgentReconciler {
       ...(enforce ? { current: currentRouting(this.deps.owned, owner, serviceName) } : {}),
       now: new Date(this.now()),
     });
-    this.deps.observer?.decided?.(key, decision, spec.routing.mode === 'Enforce');
     const continuity = this.deps.continuity
       ? await taskContinuityCondition({
           key,
@@ -401,6 +401,7 @@ export class AgentReconciler {
         generation,
         this.now(),
       );
+      this.deps.observer?.decided?.(key, decision, enforce);
       // Finally-style: the status write is the point of this branch; if it fails too, the
       // apply error (the cause) is what the queue acts on, the status error only logged.
       try {
@@ -414,6 +415,7 @@ export class AgentReconciler {
       if (failure.class === 'waiting') return { requeueAfterMs: spec.probe.periodSeconds * 1000 };
       throw applyError;
     }
+    this.deps.observer?.decided?.(key, decision, enforce);
     await this.writeStatus(agent, decision.status, signal);
     const regarding = { apiVersion: API_VERSION, kind: KIND, namespace, name, uid: owner.uid };
     for (const e of decision.events) this.deps.events.record(regarding, e.type, e.reason, e.message);
