@@ -120,6 +120,8 @@ export interface ReconcileObserver {
   statusWritten?(): void;
   /** With the status as written (after an apply failure rewrote it). */
   decided?(key: string, decision: Decision, enforce: boolean): void;
+  /** The agent is gone: drop its series (a reconcile that probed through the delete re-set them). */
+  removed?(key: string): void;
 }
 
 /** Signs an advertised card with a private JWK (routing/card-signing.ts). */
@@ -185,6 +187,8 @@ export class AgentReconciler {
       // pods no other agent owns are released (level-based: the namespace's pods are read, so
       // this also holds for a leader that never saw the delete event; see gates.ts).
       this.memory.delete(key);
+      // The queue runs one reconcile of a key at a time, so this comes after any still probing.
+      this.deps.observer?.removed?.(key);
       await this.releaseGates(namespace, signal);
       return {};
     }

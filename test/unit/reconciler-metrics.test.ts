@@ -89,6 +89,7 @@ function fixture(opts: Options = {}) {
     observer: {
       decided: (key, d, enforce) => metrics.agentDecided(key, d, enforce),
       probeRound: (key, n, period) => metrics.probeRound(key, n, period),
+      removed: (key) => metrics.agentRemoved(key),
     },
   });
   return {
@@ -115,4 +116,25 @@ void test('an apply refused with 403: agent_ready and interface_advertised follo
     'Ready=False/Forbidden in status, so the gauge says 0',
   );
   for (const s of await series(metrics, 'a2a_operator_interface_advertised')) assert.equal(s.value, 0);
+});
+
+void test('an agent deleted while its reconcile probed: the next reconcile removes every series it left', async () => {
+  const { reconciler, metrics, deleteAgent, duringFetch } = fixture();
+  // The informer's delete handler removes the series while the reconcile fetches; it goes on
+  // to decide and sets them again.
+  duringFetch(() => (deleteAgent(), metrics.agentRemoved('ns/a')));
+  await run(reconciler);
+  assert.equal(
+    (await series(metrics, 'a2a_operator_agent_ready')).length,
+    1,
+    'set again by the reconcile in flight',
+  );
+  await run(reconciler); // queued by the delete: the agent is gone
+  for (const name of [
+    'a2a_operator_agent_ready',
+    'a2a_operator_last_probe_timestamp_seconds',
+    'a2a_operator_agent_probe_period_seconds',
+    'a2a_operator_interface_state',
+  ])
+    assert.deepEqual(await series(metrics, name), [], name);
 });
