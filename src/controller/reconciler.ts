@@ -115,7 +115,7 @@ export interface AgentObject extends KubernetesObject {
 /** Counters the reconciler reports (metrics wiring lives in src/operator). */
 export interface ReconcileObserver {
   probed?(n: number): void;
-  /** Per agent: how many probes (card fetches included) this reconcile ran, and its probe period (freshness). */
+  /** Per agent: how many interface probes this reconcile ran (card fetches not counted), and its probe period (freshness). */
   probeRound?(key: string, probes: number, periodSeconds: number): void;
   statusWritten?(): void;
   /** With the status as written (after an apply failure rewrote it). */
@@ -286,8 +286,9 @@ export class AgentReconciler {
         : {}),
     });
     this.deps.observer?.probed?.(observed.probes);
-    // Card fetches count: an agent whose cards cannot be fetched is still watched, not stale.
-    this.deps.observer?.probeRound?.(key, observed.probes + observed.fetches, spec.probe.periodSeconds);
+    // Interface probes only: a card "fetch" may have done no I/O (probe saturation), and the
+    // staleness alert is about verdicts of verified interfaces, which only probes refresh.
+    this.deps.observer?.probeRound?.(key, observed.probes, spec.probe.periodSeconds);
     const conflict =
       spec.routing.mode === 'Enforce'
         ? await serviceConflict(this.deps.client, this.deps.owned, owner, serviceName, signal)

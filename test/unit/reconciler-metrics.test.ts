@@ -138,3 +138,13 @@ void test('an agent deleted while its reconcile probed: the next reconcile remov
   ])
     assert.deepEqual(await series(metrics, name), [], name);
 });
+
+void test('card fetches without an interface probe do not move the last-probe time', async () => {
+  const { reconciler, metrics } = fixture({ cardFails: true });
+  await run(reconciler);
+  assert.deepEqual(await series(metrics, 'a2a_operator_last_probe_timestamp_seconds'), []);
+  assert.equal((await series(metrics, 'a2a_operator_agent_probe_period_seconds')).length, 1);
+  const ok = fixture();
+  await run(ok.reconciler);
+  assert.equal((await series(ok.metrics, 'a2a_operator_last_probe_timestamp_seconds')).length, 1);
+});
