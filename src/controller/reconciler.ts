@@ -320,6 +320,8 @@ export class AgentReconciler {
           mapContext: { spec, namespace, serviceName },
           credentials: resolved.credentials,
           backend: this.deps.continuity,
+          specProblems: problems.length > 0,
+          signal,
         })
       : undefined;
     if (continuity) {
