@@ -334,7 +334,8 @@ export function decide(input: DecideInput): Decision {
     };
   });
 
-  const podVerdicts = new Map(candidates.map((p) => [p.pod.uid, podVerdict(p, mappedFor(p))]));
+  const authAccepted = spec.routing.authRequired === 'Advertise';
+  const podVerdicts = new Map(candidates.map((p) => [p.pod.uid, podVerdict(p, mappedFor(p), authAccepted)]));
   const split = splitPods([...podVerdicts.values()]);
   const cardValid = cardCondition(candidates, ref);
   const consistent = consistencyCondition(candidates, input.gateOwnedElsewhere, split);

@@ -40,10 +40,15 @@ function ifaceText(m: MappedInterface, state: string): string {
 }
 
 /**
- * The verdict of one probed pod. "Verified" is the bar (as InterfacesVerified), so an interface
- * answering AuthRequired counts as failing here even where routing advertises it.
+ * The verdict of one probed pod. "Verified" is the bar (as InterfacesVerified), except that with
+ * `authAccepted` (spec.routing.authRequired: Advertise) an interface answering AuthRequired is
+ * not failing: the user's policy accepts it, so it neither stalls nor splits the pods.
  */
-export function podVerdict(p: PodObservation, mapped: readonly MappedInterface[] | undefined): PodVerdict {
+export function podVerdict(
+  p: PodObservation,
+  mapped: readonly MappedInterface[] | undefined,
+  authAccepted = false,
+): PodVerdict {
   const base = { name: p.pod.name, verified: 0, declared: 0, probed: false };
   if (!p.card) return { ...base, kind: 'Pending', confirmed: false, failing: [] };
   if (!p.card.ok) {
@@ -74,6 +79,7 @@ export function podVerdict(p: PodObservation, mapped: readonly MappedInterface[]
       verified++;
       continue;
     }
+    if (authAccepted && v.state === InterfaceState.AuthRequired) continue;
     if (!v.confirmed) confirmed = false;
     probed = true;
     failing.push(ifaceText(m, v.state));

@@ -463,6 +463,19 @@ describe('decide: mixed pods and auth', () => {
           ? ['True/CardVerified', 'True/CardVerified', 'True/CardVerified']
           : Array(3).fill('False/InterfaceAuthRequired'),
       );
+      // Advertise accepts AuthRequired: the pods are not failing, so nothing stalls a pipeline.
+      const stalled = cond(d, 'Stalled');
+      assert.equal(
+        `${stalled.status}/${stalled.reason}`,
+        adv ? 'False/InterfaceAuthRequired' : 'True/FailureConfirmed',
+      );
+      const onOne = decide(
+        input({
+          pods: [pod('a', card, allVerified), pod('b', card, allVerified), pods[2]!],
+          spec: spec({ routing: { authRequired: policy } }),
+        }),
+      );
+      assert.equal(cond(onOne, 'PodsConsistent').reason, adv ? 'Consistent' : 'PartialFailure');
     });
   }
 });
