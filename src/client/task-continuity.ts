@@ -86,6 +86,8 @@ export interface ContinuityInput {
   verified: VerifiedInterface[];
   prober: Prober;
   timeoutMs: number;
+  /** Aborts the check (the operator's reconcile lost its lease): no message is sent after it. */
+  signal?: AbortSignal;
   message: string;
   bearerToken?: string;
   tls?: TlsSettings;
@@ -165,11 +167,14 @@ export async function runTaskContinuity(input: ContinuityInput): Promise<Continu
     });
     const client = opened.client;
     const options = {
-      signal: AbortSignal.timeout(input.timeoutMs),
+      signal: input.signal
+        ? AbortSignal.any([input.signal, AbortSignal.timeout(input.timeoutMs)])
+        : AbortSignal.timeout(input.timeoutMs),
       ...(input.bearerToken ? { serviceParameters: { authorization: `Bearer ${input.bearerToken}` } } : {}),
     };
     let taskId: string | undefined;
     try {
+      options.signal.throwIfAborted();
       const result = await client.sendMessage(
         // Answered at once with the task: an agent whose task runs long does not hold the
         // check until it ends, and a task still working can be cancelled.

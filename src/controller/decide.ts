@@ -27,6 +27,7 @@ import { nextCondition, type ConditionInput } from '../api/condition-helpers.js'
 import {
   CapabilitiesVerified,
   CapabilityState,
+  CapabilityReason,
   ConditionType,
   InterfaceState,
   Reason,
@@ -333,7 +334,8 @@ export function decide(input: DecideInput): Decision {
     };
   });
 
-  const podVerdicts = new Map(candidates.map((p) => [p.pod.uid, podVerdict(p, mappedFor(p))]));
+  const authAccepted = spec.routing.authRequired === 'Advertise';
+  const podVerdicts = new Map(candidates.map((p) => [p.pod.uid, podVerdict(p, mappedFor(p), authAccepted)]));
   const split = splitPods([...podVerdicts.values()]);
   const cardValid = cardCondition(candidates, ref);
   const consistent = consistencyCondition(candidates, input.gateOwnedElsewhere, split);
@@ -409,18 +411,27 @@ export function decide(input: DecideInput): Decision {
       serviceConflict: input.serviceConflict,
       split,
     });
-    reconciling = unsettled
+    // kstatus reads Reconciling before Stalled, Argo CD the reverse: a conflict that stalls
+    // (whatever the probes say) is not Reconciling, so both read it as a failure.
+    reconciling = input.serviceConflict
       ? {
           type: ConditionType.Reconciling,
-          status: 'True',
-          reason: Reason.Probing,
-          message: cardPending
-            ? 'fetching cards'
-            : rolling
-              ? 'ready pods serve different cards (rollout in progress)'
-              : 'probing interfaces and confirming failures',
+          status: 'False',
+          reason: Reason.ServiceConflict,
+          message: 'waiting for the conflicting Service to go or spec.routing.serviceName to change',
         }
-      : { type: ConditionType.Reconciling, status: 'False', reason: Reason.Settled, message: '' };
+      : unsettled
+        ? {
+            type: ConditionType.Reconciling,
+            status: 'True',
+            reason: Reason.Probing,
+            message: cardPending
+              ? 'fetching cards'
+              : rolling
+                ? 'ready pods serve different cards (rollout in progress)'
+                : 'probing interfaces and confirming failures',
+          }
+        : { type: ConditionType.Reconciling, status: 'False', reason: Reason.Settled, message: '' };
   }
 
   const gates = gateDecisions(input, mappedFor);
@@ -526,7 +537,7 @@ function podsStatus(
 
 /**
  * Stalled=True means "a pipeline should fail" (kstatus reads it as Failed; Flux and Argo CD fail
- * the sync): a Service conflict, or a failure confirmed on every ready pod (with
+ * the sync): a Service conflict (settled or not), or a failure confirmed on every ready pod (with
  * spec.probe.failOn AnyPod: on any ready pod). A failure confirmed on some pods while others
  * verify everything is Ready=False and PodsConsistent=False (PartialFailure), not Stalled: the
  * verified pods serve, and the gate of the failing ones holds their rollout. Spec problems are
@@ -538,12 +549,24 @@ function stalledCondition(
   ctx: { settled: boolean; serviceConflict?: string; split: PodSplit },
 ): ConditionInput {
   const type = ConditionType.Stalled;
-  if (ctx.settled && ctx.serviceConflict) {
+  // A person must act whatever the interfaces say, probed or not.
+  if (ctx.serviceConflict) {
     return { type, status: 'True', reason: Reason.ServiceConflict, message: ctx.serviceConflict };
   }
   if (ctx.settled && ready.status === 'False') {
     const { clean, failing, candidates } = ctx.split;
-    const confirmed = `confirmed by ${spec.probe.failureThreshold} consecutive probes`;
+    // Every pod clean yet Ready False: an agent-level verdict (capabilities under Enforce).
+    // Not-served is a fact a person must fix in the card or the server; anything else
+    // (Inconclusive) may clear at the next probe.
+    if (failing.length === 0) {
+      return ready.reason === CapabilityReason.CapabilityNotServed
+        ? { type, status: 'True', reason: CapabilityReason.CapabilityNotServed, message: ready.message }
+        : { type, status: 'False', reason: ready.reason, message: ready.message };
+    }
+    // Static card findings (a transport mismatch, too many interfaces) need no confirmation.
+    const confirmed = failing.some((f) => f.probed)
+      ? `confirmed by ${spec.probe.failureThreshold} consecutive probes`
+      : 'a static finding in the card';
     if (clean.length === 0) {
       return {
         type,

@@ -26,6 +26,8 @@ export interface PodVerdict {
   confirmed: boolean;
   /** What fails, one entry per problem (the card, or an interface), shown form. */
   failing: string[];
+  /** A failure came from probing (a card fetch or an interface verdict), not from the card's text alone. */
+  probed: boolean;
   verified: number;
   declared: number;
 }
@@ -38,15 +40,21 @@ function ifaceText(m: MappedInterface, state: string): string {
 }
 
 /**
- * The verdict of one probed pod. "Verified" is the bar (as InterfacesVerified), so an interface
- * answering AuthRequired counts as failing here even where routing advertises it.
+ * The verdict of one probed pod. "Verified" is the bar (as InterfacesVerified), except that with
+ * `authAccepted` (spec.routing.authRequired: Advertise) an interface answering AuthRequired is
+ * not failing: the user's policy accepts it, so it neither stalls nor splits the pods.
  */
-export function podVerdict(p: PodObservation, mapped: readonly MappedInterface[] | undefined): PodVerdict {
-  const base = { name: p.pod.name, verified: 0, declared: 0 };
+export function podVerdict(
+  p: PodObservation,
+  mapped: readonly MappedInterface[] | undefined,
+  authAccepted = false,
+): PodVerdict {
+  const base = { name: p.pod.name, verified: 0, declared: 0, probed: false };
   if (!p.card) return { ...base, kind: 'Pending', confirmed: false, failing: [] };
   if (!p.card.ok) {
     return {
       ...base,
+      probed: true,
       kind: p.card.confirmed ? 'Failing' : 'Pending',
       confirmed: p.card.confirmed,
       failing: [clipText(`card ${p.card.reason}`, MAX_FAILING_TEXT)],
@@ -60,6 +68,7 @@ export function podVerdict(p: PodObservation, mapped: readonly MappedInterface[]
   let pending = false;
   let confirmed = true;
   let verified = 0;
+  let probed = false;
   for (const m of list.slice(0, MAX_INTERFACES)) {
     const v = p.verdicts.get(m.key);
     if (!v || v.state === InterfaceState.Pending) {
@@ -70,11 +79,21 @@ export function podVerdict(p: PodObservation, mapped: readonly MappedInterface[]
       verified++;
       continue;
     }
+    if (authAccepted && v.state === InterfaceState.AuthRequired) continue;
     if (!v.confirmed) confirmed = false;
+    probed = true;
     failing.push(ifaceText(m, v.state));
   }
   const kind = failing.length > 0 ? 'Failing' : pending ? 'Pending' : 'Clean';
-  return { ...base, kind, confirmed, failing, verified, declared: Math.min(list.length, MAX_INTERFACES) };
+  return {
+    ...base,
+    kind,
+    confirmed,
+    failing,
+    probed,
+    verified,
+    declared: Math.min(list.length, MAX_INTERFACES),
+  };
 }
 
 /** "pod-c (GRPC http://h:9090 (v1.0) Unimplemented)", for condition messages. */

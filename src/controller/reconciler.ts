@@ -115,10 +115,13 @@ export interface AgentObject extends KubernetesObject {
 /** Counters the reconciler reports (metrics wiring lives in src/operator). */
 export interface ReconcileObserver {
   probed?(n: number): void;
-  /** Per agent: how many probes (card fetches included) this reconcile ran, and its probe period (freshness). */
+  /** Per agent: how many interface probes this reconcile ran (card fetches not counted), and its probe period (freshness). */
   probeRound?(key: string, probes: number, periodSeconds: number): void;
   statusWritten?(): void;
+  /** With the status as written (after an apply failure rewrote it). */
   decided?(key: string, decision: Decision, enforce: boolean): void;
+  /** The agent is gone: drop its series (a reconcile that probed through the delete re-set them). */
+  removed?(key: string): void;
 }
 
 /** Signs an advertised card with a private JWK (routing/card-signing.ts). */
@@ -184,6 +187,8 @@ export class AgentReconciler {
       // pods no other agent owns are released (level-based: the namespace's pods are read, so
       // this also holds for a leader that never saw the delete event; see gates.ts).
       this.memory.delete(key);
+      // The queue runs one reconcile of a key at a time, so this comes after any still probing.
+      this.deps.observer?.removed?.(key);
       await this.releaseGates(namespace, signal);
       return {};
     }
@@ -281,8 +286,9 @@ export class AgentReconciler {
         : {}),
     });
     this.deps.observer?.probed?.(observed.probes);
-    // Card fetches count: an agent whose cards cannot be fetched is still watched, not stale.
-    this.deps.observer?.probeRound?.(key, observed.probes + observed.fetches, spec.probe.periodSeconds);
+    // Interface probes only: a card "fetch" may have done no I/O (probe saturation), and the
+    // staleness alert is about verdicts of verified interfaces, which only probes refresh.
+    this.deps.observer?.probeRound?.(key, observed.probes, spec.probe.periodSeconds);
     const conflict =
       spec.routing.mode === 'Enforce'
         ? await serviceConflict(this.deps.client, this.deps.owned, owner, serviceName, signal)
@@ -303,7 +309,6 @@ export class AgentReconciler {
       ...(enforce ? { current: currentRouting(this.deps.owned, owner, serviceName) } : {}),
       now: new Date(this.now()),
     });
-    this.deps.observer?.decided?.(key, decision, spec.routing.mode === 'Enforce');
     const continuity = this.deps.continuity
       ? await taskContinuityCondition({
           key,
@@ -315,6 +320,8 @@ export class AgentReconciler {
           mapContext: { spec, namespace, serviceName },
           credentials: resolved.credentials,
           backend: this.deps.continuity,
+          specProblems: problems.length > 0,
+          signal,
         })
       : undefined;
     if (continuity) {
@@ -382,7 +389,9 @@ export class AgentReconciler {
     await attempt(async () => {
       for (const g of decision.gates) await this.writeGate(namespace, g, signal);
       // Observe writes no gate; one it wrote False while enforcing must not hold the pod back.
-      if (!enforce) await this.releaseGates(namespace, signal);
+      // Enforce too: a selector change makes no pod event, so a pod the agent no longer
+      // selects would keep its False gate forever.
+      await this.releaseGates(namespace, signal);
     });
     const failure = applyError === undefined ? undefined : classifyError(applyError);
     if (failure) {
@@ -399,6 +408,7 @@ export class AgentReconciler {
         generation,
         this.now(),
       );
+      this.deps.observer?.decided?.(key, decision, enforce);
       // Finally-style: the status write is the point of this branch; if it fails too, the
       // apply error (the cause) is what the queue acts on, the status error only logged.
       try {
@@ -412,6 +422,7 @@ export class AgentReconciler {
       if (failure.class === 'waiting') return { requeueAfterMs: spec.probe.periodSeconds * 1000 };
       throw applyError;
     }
+    this.deps.observer?.decided?.(key, decision, enforce);
     await this.writeStatus(agent, decision.status, signal);
     const regarding = { apiVersion: API_VERSION, kind: KIND, namespace, name, uid: owner.uid };
     for (const e of decision.events) this.deps.events.record(regarding, e.type, e.reason, e.message);
@@ -507,7 +518,10 @@ export class AgentReconciler {
 
   /** Sets True every False gate in the namespace that no agent owns (gates.ts). */
   private async releaseGates(namespace: string, signal: AbortSignal): Promise<void> {
-    const released = releasedGates(this.deps.pods.list(namespace), this.gateAgents(namespace));
+    // Most namespaces have no False gate: skip reading the agents then.
+    const held = this.deps.pods.list(namespace).filter(holdsFalseGate);
+    if (held.length === 0) return;
+    const released = releasedGates(held, this.gateAgents(namespace));
     for (const g of released) {
       await this.writeGate(namespace, g, signal);
       this.deps.log.info({ pod: `${namespace}/${g.pod}`, reason: g.reason }, 'readiness gate released');

@@ -28,6 +28,8 @@ export interface ContinuityRequest extends ProbeCredentials {
   /** Verified interfaces of one pod, card order: the first is where the message goes. */
   verified: ContinuityTarget[];
   timeoutMs: number;
+  /** The reconcile's: aborted when leadership is lost, so a former leader sends no message. */
+  signal?: AbortSignal;
 }
 
 export interface ContinuityOutcome {
@@ -98,6 +100,9 @@ export interface ContinuityStep {
   mapContext: MapContext;
   credentials: ProbeCredentials;
   backend: ContinuityBackend;
+  /** The spec has problems (a missing token Secret, say): a check now would judge the digest wrongly, once and for good. */
+  specProblems?: boolean;
+  signal?: AbortSignal;
 }
 
 /** The TaskContinuity condition for this reconcile; runs the check when the card's digest has none yet. */
@@ -115,6 +120,10 @@ export async function taskContinuityCondition(step: ContinuityStep): Promise<Con
     memory.continuity = { digest, condition };
     return condition;
   }
+  // Not now, and nothing remembered: the check runs once the spec is whole, on a leader.
+  const notNow = (why: string) => (prev ? carried(prev) : pending(`${prefix(digest)}${why}`));
+  if (step.specProblems) return notNow('waiting for the spec problems to be fixed');
+  if (step.signal?.aborted) return notNow('waiting for a reconcile to run the check');
   const targets = continuityTargets(step.observations, digest, step.mapContext);
   if (!targets) return pending(`${prefix(digest)}waiting for two verified interfaces on one pod`);
   let outcome: ContinuityOutcome;
@@ -124,11 +133,14 @@ export async function taskContinuityCondition(step: ContinuityStep): Promise<Con
       raw: targets.raw,
       verified: targets.verified,
       timeoutMs: step.spec.probe.timeoutSeconds * 1000,
+      ...(step.signal ? { signal: step.signal } : {}),
       ...step.credentials,
     });
   } catch {
     outcome = { reason: Reason.TaskContinuityUnknown, message: 'the check failed inside the operator' };
   }
+  // Cut short by the abort: the outcome says nothing about the card; the next leader runs it.
+  if (step.signal?.aborted) return notNow('waiting for a reconcile to run the check');
   const condition = outcomeCondition(outcome, digest);
   // Once per digest: even an Unknown is not retried (each run sends a real message).
   memory.continuity = { digest, condition };

@@ -29,6 +29,7 @@ export class LiveContinuityBackend implements ContinuityBackend {
         })),
         prober: this.prober,
         timeoutMs: req.timeoutMs,
+        ...(req.signal ? { signal: req.signal } : {}),
         message: DEFAULT_MESSAGE,
         ...(req.bearerToken !== undefined ? { bearerToken: req.bearerToken } : {}),
         ...(req.tls ? { tls: req.tls } : {}),

@@ -142,6 +142,7 @@ export class Manager {
       observer: {
         decided: (key, d, enforce) => this.metrics.agentDecided(key, d, enforce),
         probeRound: (key, n, period) => this.metrics.probeRound(key, n, period),
+        removed: (key) => this.metrics.agentRemoved(key),
       },
     });
     this.controller = new Controller({

@@ -82,7 +82,7 @@ export class OperatorMetrics {
   });
   readonly lastProbe = new Gauge({
     name: 'a2a_operator_last_probe_timestamp_seconds',
-    help: 'Unix time of the last reconcile that fetched the agent cards or probed its interfaces.',
+    help: 'Unix time of the last reconcile that probed any of the agent interfaces (card fetches alone do not count).',
     labelNames: ['namespace', 'agent'],
     registers: [this.registry],
   });

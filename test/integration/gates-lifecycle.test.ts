@@ -15,6 +15,8 @@ const GATE = 'a2a.dev/card-verified';
 const PROBE = { periodSeconds: 3, timeoutSeconds: 2 };
 let cluster: Cluster;
 let ns: string;
+/** A namespace without an Observe agent (whose reconciles release every orphan gate of theirs). */
+let selNs: string;
 let operator: OperatorProcess;
 const pods: AgentPod[] = [];
 
@@ -23,12 +25,14 @@ interface PodView {
   status: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
 
-async function pod(name: string): Promise<PodView> {
-  return JSON.parse((await cluster.kubectl(['get', 'pod', name, '-n', ns, '-o', 'json'])).stdout) as PodView;
+async function pod(name: string, namespace = ns): Promise<PodView> {
+  return JSON.parse(
+    (await cluster.kubectl(['get', 'pod', name, '-n', namespace, '-o', 'json'])).stdout,
+  ) as PodView;
 }
 
-async function gate(name: string) {
-  return (await pod(name)).status.conditions?.find((c) => c.type === GATE);
+async function gate(name: string, namespace = ns) {
+  return (await pod(name, namespace)).status.conditions?.find((c) => c.type === GATE);
 }
 
 async function exists(kind: string, name: string): Promise<boolean> {
@@ -38,11 +42,11 @@ async function exists(kind: string, name: string): Promise<boolean> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A pod whose card declares gRPC that is not served: its gate goes False. */
-async function lyingPod(name: string, app: string): Promise<void> {
-  const config = healthyAgentConfig(`${app}.${ns}.svc`);
+async function lyingPod(name: string, app: string, namespace = ns): Promise<void> {
+  const config = healthyAgentConfig(`${app}.${namespace}.svc`);
   config.grpc = { port: 9090, register: false };
   pods.push(
-    await startAgentPod(cluster, { namespace: ns, name, labels: { app }, config, readinessGates: [GATE] }),
+    await startAgentPod(cluster, { namespace, name, labels: { app }, config, readinessGates: [GATE] }),
   );
 }
 
@@ -61,8 +65,10 @@ async function healthyPod(name: string, app: string, svc = app): Promise<void> {
 before(async () => {
   cluster = await useCluster();
   ns = await cluster.createNamespace('gates');
+  selNs = await cluster.createNamespace('gates-sel');
   await lyingPod('gone-0', 'gone');
   await lyingPod('asleep-0', 'asleep');
+  await lyingPod('moved-0', 'moved', selNs);
   await healthyPod('obs-0', 'obs');
   await healthyPod('fin-0', 'fin');
   await healthyPod('ov-0', 'ov', 'ov-old');
@@ -70,11 +76,12 @@ before(async () => {
     cluster,
     agentManifest(ns, 'gone', healthySpec('gone', PROBE)),
     agentManifest(ns, 'asleep', healthySpec('asleep', PROBE)),
+    agentManifest(selNs, 'moved', healthySpec('moved', PROBE)),
     agentManifest(ns, 'obs', { ...healthySpec('obs', PROBE), routing: { mode: 'Observe' } }),
     agentManifest(ns, 'fin', healthySpec('fin', PROBE)),
     agentManifest(ns, 'ov-old', { ...healthySpec('ov', PROBE), routing: { serviceName: 'ov-old' } }),
   );
-  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
+  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns, selNs] });
   await operator.waitReady();
 });
 
@@ -108,10 +115,34 @@ describe('readiness gate lifecycle', () => {
     await waitFor('gate False on asleep-0', async () => (await gate('asleep-0'))?.status === 'False', 90_000);
     await operator.stop();
     await cluster.kubectl(['delete', 'a2a', 'asleep', '-n', ns]);
-    operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
+    operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns, selNs] });
     await operator.waitReady();
     const g = await waitFor('gate released on asleep-0', async () => {
       const c = await gate('asleep-0');
+      return c?.status === 'True' ? c : undefined;
+    });
+    assert.equal(g.reason, 'AgentDeleted');
+  });
+
+  test('an Enforce agent whose selector no longer selects a pod releases its False gate (no pod event needed)', async () => {
+    await waitFor(
+      'gate False on moved-0',
+      async () => (await gate('moved-0', selNs))?.status === 'False',
+      90_000,
+    );
+    const p = await cluster.kubectl([
+      'patch',
+      'a2a',
+      'moved',
+      '-n',
+      selNs,
+      '--type=merge',
+      '-p',
+      '{"spec":{"selector":{"matchLabels":{"app":"elsewhere"}}}}',
+    ]);
+    assert.equal(p.code, 0, p.stderr);
+    const g = await waitFor('gate released on moved-0', async () => {
+      const c = await gate('moved-0', selNs);
       return c?.status === 'True' ? c : undefined;
     });
     assert.equal(g.reason, 'AgentDeleted');

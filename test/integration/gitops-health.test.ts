@@ -230,6 +230,15 @@ describe('the Stalled rule, decided by the operator and judged by every tool', (
       stalled: 'True/ServiceConflict',
       want: { argo: 'Degraded', flux: 'Failed', kstatus: 'Failed' },
     },
+    {
+      name: 'Service conflict while probes are pending',
+      input: input({
+        pods: [...liar(allVerified).slice(0, 2), pod('c', card, [V, V, undefined])],
+        serviceConflict: 'Service billing exists and is not ours',
+      }),
+      stalled: 'True/ServiceConflict',
+      want: { argo: 'Degraded', flux: 'Failed', kstatus: 'Failed' },
+    },
   ];
   for (const row of rows) {
     test(row.name, async () => {

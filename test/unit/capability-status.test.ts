@@ -120,6 +120,24 @@ describe('decide with capability findings', () => {
     assert.equal(d.routing!.plan.advertised.length, 3);
   });
 
+  it('Enforce, every pod clean but a capability not served: Stalled True/CapabilityNotServed under either failOn; Inconclusive is not Stalled', () => {
+    const three = ['a', 'b', 'c'].map((n) => withFindings(n, { ...good, streaming: 'NotServed' }));
+    for (const failOn of ['AllPods', 'AnyPod'] as const) {
+      const d = decide(input({ pods: three, spec: spec({ probe: { capabilities: 'Enforce', failOn } }) }));
+      const c = (t: string) => d.status.conditions!.find((x) => x.type === t)!;
+      assert.deepEqual([c('Ready').status, c('Ready').reason], ['False', 'CapabilityNotServed']);
+      assert.deepEqual([c('Stalled').status, c('Stalled').reason], ['True', 'CapabilityNotServed'], failOn);
+      assert.equal(c('Stalled').message, c('Ready').message);
+      assert.doesNotMatch(c('Stalled').message, /0\/3|consecutive/);
+    }
+    const unsure = ['a', 'b', 'c'].map((n) =>
+      withFindings(n, { ...good, pushNotifications: 'Inconclusive' }),
+    );
+    const d = decide(input({ pods: unsure, spec: spec({ probe: { capabilities: 'Enforce' } }) }));
+    const stalled = d.status.conditions!.find((x) => x.type === 'Stalled')!;
+    assert.deepEqual([stalled.status, stalled.reason], ['False', 'CapabilityInconclusive']);
+  });
+
   it('Report mode, a round that probed nothing (no ready pod): the verdict shown before stays, unchanged', () => {
     const first = decide(input({ pods: lying, spec: spec() }));
     const shown = first.status.conditions!.find((c) => c.type === 'CapabilitiesVerified')!;

@@ -463,6 +463,19 @@ describe('decide: mixed pods and auth', () => {
           ? ['True/CardVerified', 'True/CardVerified', 'True/CardVerified']
           : Array(3).fill('False/InterfaceAuthRequired'),
       );
+      // Advertise accepts AuthRequired: the pods are not failing, so nothing stalls a pipeline.
+      const stalled = cond(d, 'Stalled');
+      assert.equal(
+        `${stalled.status}/${stalled.reason}`,
+        adv ? 'False/InterfaceAuthRequired' : 'True/FailureConfirmed',
+      );
+      const onOne = decide(
+        input({
+          pods: [pod('a', card, allVerified), pod('b', card, allVerified), pods[2]!],
+          spec: spec({ routing: { authRequired: policy } }),
+        }),
+      );
+      assert.equal(cond(onOne, 'PodsConsistent').reason, adv ? 'Consistent' : 'PartialFailure');
     });
   }
 });
@@ -609,6 +622,21 @@ describe('decide: card consistency and card failures', () => {
     const d = decide(input({ pods: [pod('a', bad, [V, V])] }));
     assert.equal(cond(d, 'CardValid').reason, 'DuplicateInterface');
     assert.equal(cond(d, 'Ready').reason, 'DuplicateInterface');
+  });
+
+  it('a static card finding on every pod stalls as a static finding, not "confirmed by N consecutive probes"', () => {
+    const finding = {
+      reason: 'PreferredTransportMismatch',
+      message: 'preferredTransport GRPC is not declared',
+    };
+    const mismatched = card.ok ? { ...card, findings: [finding] } : card;
+    const d = decide(input({ pods: ['a', 'b', 'c'].map((n) => pod(n, mismatched, allVerified)) }));
+    assert.equal(cond(d, 'Ready').reason, 'PreferredTransportMismatch');
+    assert.equal(cond(d, 'Stalled').reason, 'FailureConfirmed');
+    assert.match(cond(d, 'Stalled').message, /a static finding in the card/);
+    assert.doesNotMatch(cond(d, 'Stalled').message, /consecutive probes/);
+    const probed = decide(input({ pods: ['a', 'b', 'c'].map((n) => pod(n, failedCard())) }));
+    assert.match(cond(probed, 'Stalled').message, /confirmed by \d+ consecutive probes/);
   });
 });
 

@@ -102,12 +102,19 @@ describe('Stalled means a pipeline should fail', () => {
     assert.match(cond(d, 'Stalled').message, /not created by this A2AAgent/);
   });
 
-  it('a conflict while probes are pending is not Stalled yet (kstatus would read Reconciling first, Argo CD Stalled first)', () => {
-    const pods = threePods([V, V, undefined]);
-    const d = decide(input({ pods, serviceConflict: 'Service billing exists' }));
-    assert.deepEqual(summary(d, 'Reconciling', 'Stalled'), [
-      'Reconciling=True/Probing',
-      'Stalled=False/Probing',
+  it('a conflict stalls whatever the probes say (pending, no ready pod); Reconciling False so kstatus and Argo CD agree', () => {
+    const pending = decide(
+      input({ pods: threePods([V, V, undefined]), serviceConflict: 'Service billing exists' }),
+    );
+    assert.deepEqual(summary(pending, 'Reconciling', 'Stalled'), [
+      'Reconciling=False/ServiceConflict',
+      'Stalled=True/ServiceConflict',
+    ]);
+    const noPods = decide(input({ pods: [], serviceConflict: 'Service billing exists' }));
+    assert.deepEqual(summary(noPods, 'Ready', 'Reconciling', 'Stalled'), [
+      'Ready=False/NoReadyPods',
+      'Reconciling=False/ServiceConflict',
+      'Stalled=True/ServiceConflict',
     ]);
   });
 

@@ -85,6 +85,7 @@ async function stepWith(
   verifiedCount: number,
   /** null: no card this round. */
   digest: string | null = 'sha256:abc',
+  extra: Partial<ContinuityStep> = {},
 ): Promise<{ condition: Awaited<ReturnType<typeof taskContinuityCondition>>; calls: number }> {
   const { parseCard } = await import('../../src/card/index.js');
   const { interfaceKey } = await import('../../src/controller/observed.js');
@@ -129,9 +130,53 @@ async function stepWith(
     mapContext: { spec: spec(taskContinuity), namespace: 'ns', serviceName: 'svc' },
     credentials: {},
     backend,
+    ...extra,
   };
   return { condition: await taskContinuityCondition(step), calls };
 }
+
+void test('operator: an aborted reconcile (lease lost) sends no message and remembers nothing', async () => {
+  const memory: AgentMemory = { pods: new Map() };
+  const aborted = AbortSignal.abort();
+  const r = await stepWith('Once', memory, undefined, 2, 'sha256:abc', { signal: aborted });
+  assert.equal(r.calls, 0);
+  assert.equal(r.condition?.reason, 'TaskContinuityPending');
+  assert.equal(memory.continuity, undefined);
+  // Aborted while the check ran: its outcome is not the card's verdict.
+  const ac = new AbortController();
+  const during = await stepWith('Once', memory, undefined, 2, 'sha256:abc', {
+    signal: ac.signal,
+    backend: {
+      check: () => {
+        ac.abort();
+        return Promise.resolve({ reason: 'TaskContinuityUnknown', message: 'aborted' });
+      },
+    },
+  });
+  assert.equal(during.condition?.reason, 'TaskContinuityPending');
+  assert.equal(memory.continuity, undefined);
+  const later = await stepWith('Once', memory, undefined, 2);
+  assert.equal(later.calls, 1, 'a later reconcile runs the check');
+});
+
+void test('operator: spec problems (a missing token Secret) hold the check; the verdict shown before stays', async () => {
+  const memory: AgentMemory = { pods: new Map() };
+  const r = await stepWith('Once', memory, undefined, 2, 'sha256:abc', { specProblems: true });
+  assert.equal(r.calls, 0);
+  assert.equal(r.condition?.reason, 'TaskContinuityPending');
+  assert.match(r.condition!.message, /spec problems/);
+  assert.equal(memory.continuity, undefined);
+  const prev = {
+    type: 'TaskContinuity',
+    status: 'True',
+    reason: 'TaskShared',
+    message: 'card sha256:old: found',
+    lastTransitionTime: '2030-01-01T00:00:00Z',
+  } as Condition;
+  const kept = await stepWith('Once', memory, [prev], 2, 'sha256:abc', { specProblems: true });
+  assert.equal(kept.calls, 0);
+  assert.equal(kept.condition?.reason, 'TaskShared');
+});
 
 void test('operator: Off writes no condition and never runs the check', async () => {
   const r = await stepWith('Off', { pods: new Map() }, undefined, 2);
