@@ -73,12 +73,20 @@ export function waitAgent(
   pred: (a: AgentView) => boolean,
   timeoutMs = 60_000,
 ): Promise<AgentView> {
+  let seen: AgentView | undefined;
   return waitFor(
     `${ns}/${name}: ${what}`,
     async () => {
-      const a = await getAgent(cluster, ns, name);
+      const a = (seen = await getAgent(cluster, ns, name));
       return a.status?.observedGeneration === a.metadata.generation && pred(a) ? a : undefined;
     },
     timeoutMs,
-  );
+  ).catch((err: Error) => {
+    // Say what the agent looked like instead: the condition that held it is the diagnosis.
+    const conditions = (seen?.status?.conditions ?? [])
+      .map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`)
+      .join('\n  ');
+    const generations = `generation ${seen?.metadata.generation}, observed ${seen?.status?.observedGeneration}`;
+    throw new Error(`${err.message}\nlast seen (${generations}):\n  ${conditions}`);
+  });
 }

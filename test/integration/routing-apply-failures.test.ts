@@ -297,15 +297,7 @@ describe('an object the API refuses stalls the agent until its spec changes', ()
     const policy = refusePolicy(ns);
     await apply(cluster, ...policy);
     await waitFor('the admission policy in effect', async () => {
-      const r = await cluster.kubectl(['create', '--dry-run=server', '-f', '-'], {
-        input: JSON.stringify({
-          apiVersion: 'discovery.k8s.io/v1',
-          kind: 'EndpointSlice',
-          metadata: { name: 'taken-http', namespace: ns },
-          addressType: 'IPv4',
-          endpoints: [],
-        }),
-      });
+      const r = await dryRunTakenSlice();
       return r.code !== 0 && /refused by policy/.test(r.stderr) ? true : undefined;
     });
     const spec = { ...healthySpec('taken', { periodSeconds: PERIOD, timeoutSeconds: 2 }) };
@@ -334,8 +326,14 @@ describe('an object the API refuses stalls the agent until its spec changes', ()
       `retried without a change\n${operator.proc.tail(20)}`,
     );
 
-    // The person's fix: lift the policy, then change the spec.
+    // The person's fix: lift the policy, then change the spec. The API server's admission
+    // plugin sees the deletion through its own informer: a spec change that reaches the operator
+    // before that is refused again and stalls again (rightly), so wait until the lift is in effect.
     await removePolicy(ns);
+    await waitFor('the admission policy lifted', async () => {
+      const r = await dryRunTakenSlice();
+      return r.code === 0 ? true : undefined;
+    });
     await apply(
       cluster,
       agentManifest(ns, 'taken', { ...spec, probe: { periodSeconds: PERIOD, timeoutSeconds: 3 } }),
@@ -394,6 +392,19 @@ function refusePolicy(namespace: string): Record<string, unknown>[] {
       },
     },
   ];
+}
+
+/** Creates the refused slice's name with a server-side dry run: what the admission policy says now. */
+function dryRunTakenSlice() {
+  return cluster.kubectl(['create', '--dry-run=server', '-f', '-'], {
+    input: JSON.stringify({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'taken-http', namespace: ns },
+      addressType: 'IPv4',
+      endpoints: [],
+    }),
+  });
 }
 
 async function removePolicy(namespace: string): Promise<void> {
