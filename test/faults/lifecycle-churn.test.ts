@@ -19,8 +19,7 @@ import {
   healthySpec,
   signingKeySecret,
 } from '../harness/manifests.js';
-import { applyWithMissingSecret, waitFailedGrpcProbe } from '../harness/lifecycle-steps.js';
-import { startOperator } from '../harness/operator.js';
+import { applyWithMissingSecret, restartUnderBlip } from '../harness/lifecycle-steps.js';
 import { deletePod, setPodStatus } from '../harness/pods.js';
 import { observeOwnedRouting, Transitions, watchLifecycle } from '../harness/routing-observer.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
@@ -243,24 +242,11 @@ describe('lifecycle edges under break/heal churn', () => {
           ),
         );
         await routedTo('routed before the restart', 'churn', all(), true);
-        await s.operator.stop();
-        mustKeepAll = true;
         const blip = churnPods()[0]!;
-        for (const ip of blip.ips) grpc.set(ip, false);
-        await blip.control('/grpc', { running: false });
-        s.operator = await startOperator({ kubeconfig: s.cluster.kubeconfigPath, namespaces: [s.ns] });
-        await s.operator.waitReady();
-        await waitFailedGrpcProbe(s.operator);
-        await blip.control('/grpc', { running: true });
-        for (const ip of blip.ips) grpc.set(ip, true);
-        await waitAgent(
-          s.cluster,
-          s.ns,
-          'churn',
-          'gRPC verified again',
-          (a) => a.status?.interfaces?.every((i) => i.state === 'Verified') === true,
-        );
-        mustKeepAll = false;
+        await restartUnderBlip(s, 'churn', blip, {
+          keep: (on) => (mustKeepAll = on),
+          mark: (up) => blip.ips.forEach((ip) => grpc.set(ip, up)),
+        });
         await apply(s.cluster, agentManifest(s.ns, 'churn', spec()));
         churn.resume();
         phase('restart under a blip');

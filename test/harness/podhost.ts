@@ -12,6 +12,7 @@
  * fd00:a2a::1/64 (a ULA prefix) and the host an address from it, beside its IPv4 one (dual) or
  * alone (IPv6). Addresses are added with `nodad` so they are usable at once.
  */
+import { randomInt } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -136,8 +137,13 @@ function tryClaim(addr: string, netns: string): boolean {
 
 /** 10.244.1.2 .. 10.244.254.254, as slot numbers (x - 1) * 253 + (y - 2). */
 const SLOTS = 254 * 253;
-/** Where the next claim starts looking: a fleet of thousands would otherwise rescan every taken slot. */
-let cursor = 0;
+/**
+ * Where the next claim starts looking: a fleet of thousands would otherwise rescan every taken
+ * slot. It starts at a random slot, and moves on after each claim, so an address another test
+ * process (or this one) just released is not handed out again at once: that process's operator
+ * may still be probing it, and its connections would land on the new owner's listeners.
+ */
+let cursor = randomInt(SLOTS);
 
 /** Claims a free 10.244.x.y address for this process. */
 function claimAddress(netns: string): string {
@@ -152,11 +158,19 @@ function claimAddress(netns: string): string {
   throw new Error('no free pod address left in 10.244.0.0/16');
 }
 
+/** fd00:a2a::2 .. fd00:a2a::fffe, as slot numbers n - 2. */
+const SLOTS6 = 0xffff - 2;
+let cursor6 = randomInt(SLOTS6);
+
 /** Claims a free fd00:a2a::/64 address for this process, like claimAddress. */
 function claimAddress6(netns: string): string {
-  for (let n = 2; n < 0xffff; n++) {
+  for (let i = 0; i < SLOTS6; i++) {
+    const n = 2 + ((cursor6 + i) % SLOTS6);
     const addr = `fd00:a2a::${n.toString(16)}`;
-    if (tryClaim(addr, netns)) return addr;
+    if (tryClaim(addr, netns)) {
+      cursor6 = (cursor6 + i + 1) % SLOTS6;
+      return addr;
+    }
   }
   throw new Error('no free pod address left in fd00:a2a::/64');
 }
