@@ -44,7 +44,7 @@ export interface BuiltImages {
 }
 
 /** Files the operator image is built from: what the Dockerfile COPYs, plus the Dockerfile. */
-const OPERATOR_INPUTS = [
+export const OPERATOR_INPUTS = [
   'Dockerfile',
   '.dockerignore',
   'package.json',
@@ -91,13 +91,40 @@ function ensureImage(ref: string, tar: string, build: () => void, log: (line: st
   return { ref, tar };
 }
 
-function withScratchDir<T>(prefix: string, fn: (dir: string) => T): T {
+export function withScratchDir<T>(prefix: string, fn: (dir: string) => T): T {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   try {
     return fn(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `buildah bud` arguments that build `dockerfile` against the local base (never a registry), with
+ * the host's trust mounted into RUN steps only (build-trust.ts); `scratch` holds the npmrc.
+ */
+export function localBaseBudArgs(
+  ref: string,
+  dockerfile: string,
+  context: string,
+  scratch: string,
+): string[] {
+  return [
+    'bud',
+    '--pull=never',
+    '--runtime',
+    runtimePath(),
+    '--network',
+    'host',
+    '--layers',
+    ...buildTrustArgs(scratch),
+    '--file',
+    dockerfile,
+    '--tag',
+    ref,
+    context,
+  ];
 }
 
 /** The operator image from the repository's Dockerfile, as is. */
@@ -109,24 +136,7 @@ export function buildOperatorImage(baseKey: string, log: (line: string) => void)
     join(IMAGES_DIR, `a2a-operator-${hash}.tar`),
     () =>
       withScratchDir('a2a-operator-build-', (scratch) =>
-        buildah(
-          [
-            'bud',
-            '--pull=never',
-            '--runtime',
-            runtimePath(),
-            '--network',
-            'host',
-            '--layers',
-            ...buildTrustArgs(scratch),
-            '--file',
-            join(REPO_ROOT, 'Dockerfile'),
-            '--tag',
-            ref,
-            REPO_ROOT,
-          ],
-          { inherit: true },
-        ),
+        buildah(localBaseBudArgs(ref, join(REPO_ROOT, 'Dockerfile'), REPO_ROOT, scratch), { inherit: true }),
       ),
     log,
   );
