@@ -17,7 +17,9 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,7 +90,23 @@ function ensureImage(ref: string, tar: string, build: () => void, log: (line: st
     log(`built ${ref} in ${Math.round((Date.now() - started) / 1000)}s`);
   }
   exportArchive(ref, tar);
+  pruneArchives(tar);
   return { ref, tar };
+}
+
+/**
+ * Removes older archives of the same image (same name before the hash) not touched for a day:
+ * .cache is shared by worktrees, so a recent one may still be another checkout's current image.
+ */
+function pruneArchives(current: string): void {
+  const prefix = basename(current).replace(/-[^-]+\.tar$/, '-');
+  const dayAgo = Date.now() - 24 * 3600_000;
+  for (const name of readdirSync(IMAGES_DIR)) {
+    const p = join(IMAGES_DIR, name);
+    if (p === current || !name.startsWith(prefix) || !/^[0-9a-f]{16}\.tar$/.test(name.slice(prefix.length)))
+      continue;
+    if (statSync(p).mtimeMs < dayAgo) rmSync(p, { force: true });
+  }
 }
 
 export function withScratchDir<T>(prefix: string, fn: (dir: string) => T): T {
