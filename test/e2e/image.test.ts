@@ -126,8 +126,9 @@ describe('images built with buildah from the local Node base', { skip: missing }
   test('agent: both SDK runtimes start as uid 65532 on a read-only root filesystem', async () => {
     const ref = images.agent.ref;
     assert.equal(inspectImage(ref)!.config.User, '65532:65532');
-    const config = JSON.stringify({ host: '127.0.0.1', control: false });
-    const ready = /^READY \{"ports":\{"http":\d+/m;
+    // HTTP and gRPC with the v0.3 compatibility layer: the bundle's gRPC parts load in the image too.
+    const config = JSON.stringify({ host: '127.0.0.1', control: false, grpc: {}, legacyCompat: true });
+    const ready = /^READY \{"ports":\{"http":\d+,"grpc":\d+/m;
     const js = await runInImage(ref, ['node', '/app/agent-server.mjs', config], { stopWhen: ready });
     assert.match(js.stdout, ready, js.stderr);
     const go = await runInImage(ref, ['/app/go-agent', config], { stopWhen: ready });
