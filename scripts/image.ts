@@ -58,7 +58,7 @@ try {
       // A user's machine: pull node:24-bookworm-slim as usual. runc when present (crun refuses
       // cgroup v1 hybrid hosts).
       const runtime = which('runc') ? ['--runtime', which('runc')!] : [];
-      buildah(['bud', ...runtime, '--layers', '--file', dockerfile, '--tag', ref, REPO_ROOT], {
+      buildah(['bud', '--force-rm', ...runtime, '--layers', '--file', dockerfile, '--tag', ref, REPO_ROOT], {
         inherit: true,
       });
     }

@@ -130,6 +130,8 @@ export function localBaseBudArgs(
 ): string[] {
   return [
     'bud',
+    // remove the build's containers even when a step fails (the default keeps them then)
+    '--force-rm',
     '--pull=never',
     '--runtime',
     runtimePath(),
@@ -198,6 +200,7 @@ export function buildAgentImage(baseKey: string, log: (line: string) => void): B
         buildah(
           [
             'bud',
+            '--force-rm',
             '--pull=never',
             '--runtime',
             runtimePath(),
