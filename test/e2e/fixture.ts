@@ -16,6 +16,8 @@ export interface E2ECluster {
   nodeName: string;
   /** The sandbox image, also handy as a do-nothing container. */
   pauseImage: string;
+  /** kubectl in an image (entrypoint /kubectl), for pods that talk to the API server. */
+  kubectlImage: string;
   kc: k8s.KubeConfig;
   kubectl(args: string[], input?: string): Promise<{ stdout: string; stderr: string; code: number }>;
   /** Imports a docker-archive tar (the image builds' output) into containerd's k8s.io namespace. */
@@ -26,7 +28,7 @@ export interface E2ECluster {
 
 type Description = Pick<
   E2ECluster,
-  'kubeconfigPath' | 'kubectlPath' | 'containerdAddress' | 'nodeName' | 'pauseImage'
+  'kubeconfigPath' | 'kubectlPath' | 'containerdAddress' | 'nodeName' | 'pauseImage' | 'kubectlImage'
 >;
 
 /** What the runner hands to the test processes. */
@@ -37,6 +39,7 @@ export function describeForTests(c: RealCluster): string {
     containerdAddress: c.containerdAddress,
     nodeName: c.nodeName,
     pauseImage: c.pauseImage,
+    kubectlImage: c.kubectlImage,
   };
   return JSON.stringify(d);
 }

@@ -30,7 +30,7 @@ import {
   STATE_ROOT,
 } from './layout.js';
 import { takeMachineLock } from './machine-lock.js';
-import { buildPauseImage, PAUSE_IMAGE } from './pause-image.js';
+import { buildKubectlImage, buildPauseImage, KUBECTL_IMAGE, PAUSE_IMAGE } from './images.js';
 
 export interface RealCluster {
   kubeconfigPath: string;
@@ -40,6 +40,8 @@ export interface RealCluster {
   containerdAddress: string;
   nodeName: string;
   pauseImage: string;
+  /** kubectl in an image (entrypoint /kubectl): a pod that talks to the API server. */
+  kubectlImage: string;
   kubectlPath: string;
   /** Imports a docker-archive tar into containerd's k8s.io namespace (the kubelet's images). */
   importImage(tarPath: string): Promise<void>;
@@ -78,6 +80,7 @@ export async function startRealCluster(opts: RealClusterOptions = {}): Promise<R
   buildBinaries(log);
   buildNodeBinaries(log);
   const pauseTar = buildPauseImage(log);
+  const kubectlTar = buildKubectlImage(log);
   const kubectlPath = binaryPath('kubectl');
 
   const lock = await takeMachineLock(LOCK_FILE, log);
@@ -155,7 +158,8 @@ export async function startRealCluster(opts: RealClusterOptions = {}): Promise<R
     containerd = new Containerd();
     await containerd.start();
     await containerd.importImage(pauseTar);
-    log(`containerd up, ${PAUSE_IMAGE} imported (${since()})`);
+    await containerd.importImage(kubectlTar);
+    log(`containerd up, ${PAUSE_IMAGE} and ${KUBECTL_IMAGE} imported (${since()})`);
 
     const kcm = await startControllerManager({
       kubeconfig: kubeconfig('kcm'),
@@ -209,6 +213,7 @@ export async function startRealCluster(opts: RealClusterOptions = {}): Promise<R
       containerdAddress: containerd.address,
       nodeName: NODE_NAME,
       pauseImage: PAUSE_IMAGE,
+      kubectlImage: KUBECTL_IMAGE,
       kubectlPath,
       importImage: async (tarPath) => {
         await containerd?.importImage(tarPath);

@@ -10,7 +10,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startProcess, type Managed } from '../process.js';
 import { BRIDGE, CNI_NETWORK, GATEWAY, paths, POD_CIDR } from './layout.js';
-import { PAUSE_IMAGE } from './pause-image.js';
+import { PAUSE_IMAGE } from './images.js';
 
 export function which(cmd: string, fallback: string): string {
   for (const dir of (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/usr/bin', '/sbin'])) {
