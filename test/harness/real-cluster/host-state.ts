@@ -200,13 +200,7 @@ function mountPoints(): string[] {
 
 function ourMounts(): string[] {
   return mountPoints()
-    .filter(
-      (m) =>
-        m === STATE_ROOT ||
-        m.startsWith(`${STATE_ROOT}/`) ||
-        m.startsWith('/run/containerd/') ||
-        m.startsWith('/run/netns/cni-'),
-    )
+    .filter((m) => m === STATE_ROOT || m.startsWith(`${STATE_ROOT}/`) || m.startsWith('/run/netns/cni-'))
     .reverse();
 }
 
