@@ -74,12 +74,16 @@ function wrap(d: Description): E2ECluster {
 }
 
 let current: Promise<E2ECluster> | undefined;
+let own: RealCluster | undefined;
+
+// Registered at load (top level: the file's root), not from inside a hook, where it would run
+// as soon as that hook ended.
+if (!process.env.A2A_E2E_CLUSTER) after(() => own?.stop());
 
 async function connect(): Promise<E2ECluster> {
   const shared = process.env.A2A_E2E_CLUSTER;
   if (shared) return wrap(JSON.parse(shared) as Description);
-  const own = await startRealCluster({ log: (l) => process.stderr.write(`[real-cluster] ${l}\n`) });
-  after(() => own.stop());
+  own = await startRealCluster({ log: (l) => process.stderr.write(`[real-cluster] ${l}\n`) });
   return wrap(JSON.parse(describeForTests(own)) as Description);
 }
 
