@@ -10,8 +10,8 @@
  * - the `kubepods` cgroups in every hierarchy, CRI network namespaces `cni-*`, mounts under the
  *   state root (the kubelet's rshared self-bind, pod volumes, container rootfs and shm), the CNI
  *   bridge, containerd's shim socket folder and libcni's cache when they were absent before;
- * - processes: everything with the state root in its command line (containerd, its shims, the
- *   kubelet, …), and every process left in a kubepods cgroup (the containers), by pid.
+ * - processes: the cluster's programs with the state root in their command line (containerd, its
+ *   shims, the kubelet, …), and every process left in a kubepods cgroup (the containers), by pid.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -162,12 +162,29 @@ function pidsInCgroups(): number[] {
   return [...pids];
 }
 
-/** Our processes: the state root in their command line (daemons, shims), or in a kubepods cgroup. */
+/** The programs the cluster runs (a shell tailing a log under the state root is not one). */
+const OUR_PROGRAMS = new Set([
+  'etcd',
+  'kube-apiserver',
+  'containerd',
+  'containerd-shim-runc-v2',
+  'runc',
+  'kubelet',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kube-proxy',
+]);
+
+/** Our processes: one of our programs with the state root in its command line, or in a kubepods cgroup. */
 function leftoverPids(): number[] {
   const ours = readdirSync('/proc')
     .filter((n) => /^\d+$/.test(n))
     .map(Number)
-    .filter((pid) => pid !== process.pid && cmdline(pid).includes(STATE_ROOT));
+    .filter((pid) => {
+      const cmd = cmdline(pid);
+      const program = cmd.split(' ')[0]?.split('/').pop() ?? '';
+      return pid !== process.pid && OUR_PROGRAMS.has(program) && cmd.includes(STATE_ROOT);
+    });
   return [...new Set([...ours, ...pidsInCgroups()])];
 }
 
