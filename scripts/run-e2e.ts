@@ -7,6 +7,11 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startRealCluster, type RealCluster } from '../test/harness/real-cluster/cluster.js';
 import { describeForTests } from '../test/e2e/fixture.js';
+import { startChildrenInOwnGroups } from '../test/harness/process.js';
+
+// The cluster's processes get process groups of their own: a Ctrl-C reaches the tests and this
+// runner, which then stops the cluster in order.
+startChildrenInOwnGroups();
 
 const log = (line: string): void => console.log(`[e2e] ${line}`);
 const selected = process.argv.slice(2).filter((a) => !a.startsWith('--'));

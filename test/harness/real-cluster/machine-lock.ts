@@ -11,8 +11,11 @@ export interface MachineLock {
 }
 
 export async function takeMachineLock(file: string, log: (line: string) => void): Promise<MachineLock> {
+  // A process group of its own: a Ctrl-C in the terminal must not release the lock while the
+  // cluster is still being torn down.
   const child = spawn('flock', ['--exclusive', file, 'sh', '-c', 'echo locked; exec cat'], {
     stdio: ['pipe', 'pipe', 'inherit'],
+    detached: true,
   });
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   let waiting: NodeJS.Timeout | undefined;
