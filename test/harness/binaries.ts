@@ -9,6 +9,12 @@
  *
  * The Go test agent (the second runtime of the probe tests, on the official A2A Go SDK) comes
  * from test/agents/go, built into .cache/bin/go-agent-<hash> the same way.
+ *
+ * The node binaries of the real single-node cluster (kubelet, kube-controller-manager,
+ * kube-scheduler, kube-proxy) come from test/node: the same k8s.io/kubernetes release and
+ * `replace` pins as test/controlplane, in a module of its own so adding them does not change the
+ * control plane's hash (nor rebuild it); both share Go's build cache. Built into
+ * .cache/bin/node-<hash>; TEST_ASSET_KUBELET etc. override them.
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -22,7 +28,13 @@ const CACHE_DIR = join(REPO_ROOT, '.cache', 'bin');
 /** The Kubernetes release the module pins; stamped into the binaries' version. */
 export const KUBERNETES_VERSION = 'v1.37.2';
 
-export type BinaryName = 'kube-apiserver' | 'etcd' | 'kubectl' | 'kstatus-check' | 'cel-eval' | 'helm';
+export type BinaryName =
+  'kube-apiserver' | 'etcd' | 'kubectl' | 'kstatus-check' | 'cel-eval' | 'helm' | NodeBinaryName;
+
+export type NodeBinaryName = 'kubelet' | 'kube-controller-manager' | 'kube-scheduler' | 'kube-proxy';
+
+const NODE_BUILT: NodeBinaryName[] = ['kubelet', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy'];
+const NODE_MODULE_DIR = join(REPO_ROOT, 'test', 'node');
 
 const BUILT: BinaryName[] = ['kube-apiserver', 'etcd', 'kubectl', 'kstatus-check', 'cel-eval'];
 
@@ -94,10 +106,10 @@ function buildCached(b: GoBuild, log: (line: string) => void): string {
   return dir;
 }
 
-/** Builds every binary of the Go module into the cache (idempotent, safe across processes). */
-export function buildBinaries(log: (line: string) => void = () => {}): string {
+/** The version stamp of the Kubernetes binaries (what `--version` and the node's status say). */
+function kubernetesLdflags(): string {
   const minor = KUBERNETES_VERSION.split('.')[1];
-  const ldflags = [
+  return [
     '-s',
     '-w',
     `-X k8s.io/component-base/version.gitVersion=${KUBERNETES_VERSION}`,
@@ -105,6 +117,11 @@ export function buildBinaries(log: (line: string) => void = () => {}): string {
     `-X k8s.io/component-base/version.gitMinor=${minor}`,
     `-X k8s.io/client-go/pkg/version.gitVersion=${KUBERNETES_VERSION}`,
   ].join(' ');
+}
+
+/** Builds every binary of the Go module into the cache (idempotent, safe across processes). */
+export function buildBinaries(log: (line: string) => void = () => {}): string {
+  const ldflags = kubernetesLdflags();
   return buildCached(
     {
       moduleDir: MODULE_DIR,
@@ -172,10 +189,30 @@ export function buildGoAgent(log: (line: string) => void = () => {}): string {
   return join(dir, 'go-agent');
 }
 
+/** Builds the four node binaries of test/node into the cache (idempotent, safe across processes). */
+export function buildNodeBinaries(log: (line: string) => void = () => {}): string {
+  const ldflags = kubernetesLdflags();
+  return buildCached(
+    {
+      moduleDir: NODE_MODULE_DIR,
+      prefix: 'node-',
+      outputs: NODE_BUILT,
+      what: `node binaries (${NODE_BUILT.join(', ')}) from test/node (Kubernetes ${KUBERNETES_VERSION})`,
+      args: (out) => ['build', '-o', out + '/', '-ldflags', ldflags, './cmd/...'],
+    },
+    log,
+  );
+}
+
+function isNodeBinary(name: BinaryName): name is NodeBinaryName {
+  return (NODE_BUILT as string[]).includes(name);
+}
+
 /** Path of one binary: from the envtest variables when set, else built from its module. */
 export function binaryPath(name: BinaryName, log?: (line: string) => void): string {
   const fromEnv = envAsset(name);
   if (fromEnv) return fromEnv;
   if (name === 'helm') return buildHelm(log);
+  if (isNodeBinary(name)) return join(buildNodeBinaries(log), name);
   return join(buildBinaries(log), name);
 }

@@ -1,6 +1,7 @@
 /**
  * Certificates for the test control plane, made with the openssl CLI: a CA, a serving
- * certificate for 127.0.0.1/localhost, and the service-account signing key pair.
+ * certificate for 127.0.0.1/localhost (plus any extra SANs), the service-account signing key
+ * pair, and client certificates signed by the same CA (the real cluster's API server → kubelet).
  */
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -19,7 +20,8 @@ function openssl(args: string[], cwd: string): void {
   execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-export function makeCerts(dir: string): ControlPlaneCerts {
+/** `extraSans`: more subjectAltName entries (`IP:10.0.0.1`, `DNS:kubernetes.default.svc`). */
+export function makeCerts(dir: string, extraSans: string[] = []): ControlPlaneCerts {
   openssl(
     [
       'req',
@@ -44,7 +46,7 @@ export function makeCerts(dir: string): ControlPlaneCerts {
   );
   writeFileSync(
     join(dir, 'serving.ext'),
-    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
+    `subjectAltName=${['IP:127.0.0.1', 'DNS:localhost', ...extraSans].join(',')}\nextendedKeyUsage=serverAuth\n`,
   );
   openssl(
     [
@@ -91,4 +93,50 @@ export function makeCerts(dir: string): ControlPlaneCerts {
     saKey: join(dir, 'sa.key'),
     saPub: join(dir, 'sa.pub'),
   };
+}
+
+/** A client certificate (CN = user, O = group) signed by the CA makeCerts made in `dir`. */
+export function makeClientCert(
+  dir: string,
+  name: string,
+  user: string,
+  group: string,
+): { cert: string; key: string } {
+  writeFileSync(join(dir, `${name}.ext`), 'extendedKeyUsage=clientAuth\n');
+  openssl(
+    [
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      `/O=${group}/CN=${user}`,
+    ],
+    dir,
+  );
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    ],
+    dir,
+  );
+  return { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
 }

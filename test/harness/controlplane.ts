@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { binaryPath } from './binaries.js';
-import { makeCerts } from './certs.js';
+import { makeCerts, makeClientCert } from './certs.js';
 import { freePort } from './ports.js';
 import { startProcess, type Managed } from './process.js';
 
@@ -30,6 +30,22 @@ export interface StartOptions {
   /** Keep etcd data in this folder (restart tests reuse it). */
   dataDir?: string;
   extraApiserverArgs?: string[];
+  /** Make the work folder in here instead of the temporary folder. */
+  parentDir?: string;
+  /**
+   * For the real cluster (test/harness/real-cluster): listen and advertise on this address
+   * instead of 127.0.0.1 (one pods can reach), let the `kubernetes` Service's endpoints follow
+   * it, turn the ServiceAccount admission plugin back on (pods get their token), authorize
+   * nodes (Node,RBAC), and reach kubelets with a client certificate.
+   */
+  node?: {
+    address: string;
+    serviceClusterIpRange: string;
+    /** Extra serving-certificate SANs: the `kubernetes` Service IP, its DNS names. */
+    servingSans: string[];
+    /** More static tokens (token, user, groups): the node components' identities. */
+    tokens: { token: string; user: string; groups: string[] }[];
+  };
 }
 
 function sleep(ms: number): Promise<void> {
@@ -79,13 +95,19 @@ export class ControlPlane {
     const log = opts.log ?? (() => {});
     const apiserverBin = binaryPath('kube-apiserver', log);
     const etcdBin = binaryPath('etcd', log);
-    const dir = mkdtempSync(join(tmpdir(), 'a2a-controlplane-'));
-    const certs = makeCerts(dir);
+    const dir = mkdtempSync(join(opts.parentDir ?? tmpdir(), 'a2a-controlplane-'));
+    const node = opts.node;
+    const certs = makeCerts(dir, node?.servingSans);
     const adminToken = `admin-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+    const tokens = [
+      { token: adminToken, user: ADMIN_TOKEN_USER, groups: ['system:masters'] },
+      ...(node?.tokens ?? []),
+    ];
     writeFileSync(
       join(dir, 'tokens.csv'),
-      `${adminToken},${ADMIN_TOKEN_USER},${ADMIN_TOKEN_USER},"system:masters"\n`,
+      tokens.map((t) => `${t.token},${t.user},${t.user},"${t.groups.join(',')}"\n`).join(''),
     );
+    const address = node?.address ?? '127.0.0.1';
 
     const etcdPort = await freePort();
     const peerPort = await freePort();
@@ -107,29 +129,51 @@ export class ControlPlane {
     this.apiArgs = [
       `--etcd-servers=${this.etcdUrl}`,
       `--secure-port=${securePort}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      '--endpoint-reconciler-type=none',
-      '--service-cluster-ip-range=10.96.0.0/16', // room for the benchmark's 1,000 agents' Services
-      '--authorization-mode=RBAC',
+      `--bind-address=${address}`,
+      `--advertise-address=${address}`,
+      // room for the benchmark's 1,000 agents' Services
+      `--service-cluster-ip-range=${node?.serviceClusterIpRange ?? '10.96.0.0/16'}`,
       `--token-auth-file=${join(dir, 'tokens.csv')}`,
       `--tls-cert-file=${certs.servingCert}`,
       `--tls-private-key-file=${certs.servingKey}`,
       `--cert-dir=${join(dir, 'certs')}`,
       '--allow-privileged=true',
-      '--disable-admission-plugins=ServiceAccount',
+      ...(node
+        ? this.nodeArgs(dir)
+        : [
+            '--endpoint-reconciler-type=none',
+            '--authorization-mode=RBAC',
+            '--disable-admission-plugins=ServiceAccount',
+          ]),
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${certs.saPub}`,
       `--service-account-signing-key-file=${certs.saKey}`,
       '--api-audiences=https://kubernetes.default.svc.cluster.local',
       ...(opts.extraApiserverArgs ?? []),
     ];
-    const server = `https://127.0.0.1:${securePort}`;
+    const server = `https://${address}:${securePort}`;
     this.info = { server, caFile: certs.caCert, kubeconfigPath: join(dir, 'kubeconfig'), adminToken, dir };
     writeKubeconfig(this.info.kubeconfigPath, server, certs.caCert, adminToken);
     await this.startApiserver(apiserverBin);
     log(`control plane up: ${server} (kube-apiserver ${await this.version()}, etcd ${this.etcdUrl})`);
     return this.info;
+  }
+
+  /** Apiserver flags of a cluster with real nodes (see StartOptions.node). */
+  private nodeArgs(dir: string): string[] {
+    const kubeletClient = makeClientCert(
+      dir,
+      'apiserver-kubelet-client',
+      'kube-apiserver-kubelet-client',
+      'system:masters',
+    );
+    return [
+      '--authorization-mode=Node,RBAC',
+      '--enable-admission-plugins=NodeRestriction',
+      `--kubelet-client-certificate=${kubeletClient.cert}`,
+      `--kubelet-client-key=${kubeletClient.key}`,
+      '--kubelet-preferred-address-types=InternalIP',
+    ];
   }
 
   private async startApiserver(bin?: string): Promise<void> {
