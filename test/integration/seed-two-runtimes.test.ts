@@ -10,22 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
+import type { CheckReport } from '../../src/cli/check/check-report.js';
 import { runCli } from '../harness/cli.js';
 import { RUNTIMES, startLocalAgent, type LocalAgent, type Runtime } from '../harness/local-agent.js';
-
-interface CheckJson {
-  consistent: boolean;
-  card: { shape: string };
-  findings: { reason: string }[];
-  interfaces: {
-    url: string;
-    protocolBinding: string;
-    protocolVersion: string;
-    state: string;
-    reason: string;
-    message: string;
-  }[];
-}
 
 const SEED_CARD = {
   name: 'seed-agent',
@@ -102,9 +89,10 @@ for (const rt of RUNTIMES) {
       'json',
     ]);
     assert.equal(r.code, EXPECTED.code, r.stderr);
-    const json = JSON.parse(r.stdout) as CheckJson;
+    const json = JSON.parse(r.stdout) as CheckReport;
     assert.equal(json.consistent, false);
     assert.equal(json.card.shape, EXPECTED.shape);
+    assert.match(json.card.digest, /^sha256:[0-9a-f]{64}$/);
     assert.deepEqual(
       json.findings.map((f) => f.reason),
       EXPECTED.findings,
