@@ -3,9 +3,7 @@ import {
   Metadata,
   status as GrpcStatus,
   type Client,
-  type InterceptingCall,
   type Interceptor,
-  InterceptingCall as Call,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { InterfaceState } from '../api/conditions.js';
@@ -17,7 +15,7 @@ import { classifyGrpc, grpcCodeName } from './classify-grpc.js';
 import type { DialTarget } from './dial-target.js';
 import { untilAborted } from './deadline.js';
 import { diagnoseGrpcTransport } from './grpc-transport-diagnosis.js';
-import { decodeRpcStatus } from './grpc-wire-messages.js';
+import { captureHeaders, errorInfoReasons, isGrpcContentType } from './grpc-metadata.js';
 import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
 import type { TlsSettings } from './tls-settings.js';
@@ -45,21 +43,6 @@ export interface GrpcProbeOutcome {
   transportFailed: boolean;
   /** The connection broke (UNAVAILABLE, CANCELLED): worth one more try on a fresh channel. */
   retryable: boolean;
-}
-
-function isGrpcContentType(md: Metadata | undefined): boolean {
-  const ct = md?.get('content-type')[0];
-  return typeof ct === 'string' && ct.startsWith('application/grpc');
-}
-
-function errorInfoReasons(md: Metadata | undefined): string[] {
-  const bin = md?.get('grpc-status-details-bin')[0];
-  if (!Buffer.isBuffer(bin)) return [];
-  try {
-    return decodeRpcStatus(bin).errorInfos.map((e) => e.reason);
-  } catch {
-    return []; // undecodable details prove nothing; the code alone is classified
-  }
 }
 
 export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome> {
@@ -142,20 +125,6 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
     transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED,
     retryable: false,
   };
-}
-
-/** An interceptor that hands the response headers to `onHeaders`. */
-function captureHeaders(onHeaders: (m: Metadata) => void): Interceptor {
-  return (options, nextCall): InterceptingCall =>
-    new Call(nextCall(options), {
-      start: (md, listener, next) =>
-        next(md, {
-          onReceiveMetadata: (m, n) => {
-            onHeaders(m);
-            n(m);
-          },
-        }),
-    });
 }
 
 interface UnaryResult {
