@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import { useCluster, type Cluster } from '../harness/cluster.js';
-import type { AgentView } from '../harness/wait.js';
+import { waitFor, type AgentView } from '../harness/wait.js';
 import { listOwned } from '../harness/routing-observer.js';
 
 /** The long profile: more kills, longer churn, the slow card streaming for minutes. */
@@ -74,6 +74,23 @@ export function apiserverRunning(port: string): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Restarts the private control plane's API server, down for `downMs`, and resolves once its
+ * process has exited: during its graceful shutdown it refuses new connections while open watches
+ * still deliver events, so "down" is only certain then. `back` resolves when it serves again.
+ */
+export async function stopApiserverFor(cluster: Cluster, downMs: number): Promise<{ back: Promise<void> }> {
+  const back = cluster.controlPlane!.restartApiserver(downMs);
+  const port = new URL(cluster.server).port;
+  await waitFor(
+    'the API server process to exit',
+    () => Promise.resolve(!apiserverRunning(port)),
+    30_000,
+    100,
+  );
+  return { back };
 }
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
