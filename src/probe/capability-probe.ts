@@ -4,7 +4,7 @@
  * and then closed at once; every call ends within the probe timeout.
  */
 import type { Readable } from 'node:stream';
-import { Metadata, status as GrpcStatus, type Client, type ServiceError } from '@grpc/grpc-js';
+import { status as GrpcStatus, type Client, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import { ProtocolBinding } from '../card/bindings.js';
 import type { Capability } from '../card/card-claims.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
@@ -21,7 +21,7 @@ import {
   jsonRpcCapabilityCall,
   restCapabilityCall,
 } from './capability-wire.js';
-import { captureHeaders, errorInfoReasons, isGrpcContentType } from './grpc-metadata.js';
+import { captureHeaders, errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
 import { errorCode } from './transport-failure.js';
 import { extensionHeaders } from './wire-forms.js';
 import type { Dispatcher } from 'undici';
@@ -153,11 +153,7 @@ export async function sendGrpcCapabilityCall(
 ): Promise<CapabilityCallResult> {
   const { iface } = input;
   const call = grpcCallFor(input.capability, iface.protocolVersion, input.taskId, iface.tenant);
-  const metadata = new Metadata();
-  metadata.set('a2a-version', iface.protocolVersion);
-  for (const [k, v] of Object.entries(extensionHeaders(iface.protocolVersion, iface.requiredExtensions)))
-    metadata.set(k, v);
-  if (input.bearerToken) metadata.set('authorization', `Bearer ${input.bearerToken}`);
+  const metadata = requestMetadata(iface, input.bearerToken);
   let headers: Metadata | undefined;
   const options = {
     deadline: Date.now() + input.timeoutMs,

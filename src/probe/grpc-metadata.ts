@@ -1,9 +1,22 @@
 /**
- * What the gRPC probes (GetTask, grpc-probe.ts; capability calls, capability-probe.ts) read from
- * an answer's metadata, and the interceptor that captures its response headers.
+ * The metadata of the gRPC probes (GetTask, grpc-probe.ts; capability calls, capability-probe.ts):
+ * what they send, what they read from an answer, and the interceptor that captures its response
+ * headers.
  */
-import { InterceptingCall, type Interceptor, type Metadata } from '@grpc/grpc-js';
+import { InterceptingCall, Metadata, type Interceptor } from '@grpc/grpc-js';
+import type { CardInterface } from '../card/parsed-card.js';
 import { errorInfoReasonsOf } from './grpc-wire-messages.js';
+import { extensionHeaders } from './wire-forms.js';
+
+/** A call's request metadata: the interface's A2A version, its required extensions, the bearer token if any. */
+export function requestMetadata(iface: CardInterface, bearerToken: string | undefined): Metadata {
+  const metadata = new Metadata();
+  metadata.set('a2a-version', iface.protocolVersion);
+  for (const [k, v] of Object.entries(extensionHeaders(iface.protocolVersion, iface.requiredExtensions)))
+    metadata.set(k, v);
+  if (bearerToken) metadata.set('authorization', `Bearer ${bearerToken}`);
+  return metadata;
+}
 
 /** Whether the metadata says `application/grpc`: false means something else answered over HTTP/2. */
 export function isGrpcContentType(md: Metadata | undefined): boolean {

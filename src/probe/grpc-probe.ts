@@ -1,9 +1,9 @@
 /** The gRPC GetTask probe: a unary call on a long-lived grpc-js channel to the pod. */
 import {
-  Metadata,
   status as GrpcStatus,
   type Client,
   type Interceptor,
+  type Metadata,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { InterfaceState } from '../api/conditions.js';
@@ -15,12 +15,12 @@ import { classifyGrpc, grpcCodeName } from './classify-grpc.js';
 import type { DialTarget } from './dial-target.js';
 import { untilAborted } from './deadline.js';
 import { diagnoseGrpcTransport } from './grpc-transport-diagnosis.js';
-import { captureHeaders, errorInfoReasons, isGrpcContentType } from './grpc-metadata.js';
+import { captureHeaders, errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
 import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
 import type { TlsSettings } from './tls-settings.js';
 import { verdict } from './verdict.js';
-import { extensionHeaders, grpcGetTaskMethod, grpcGetTaskRequest } from './wire-forms.js';
+import { grpcGetTaskMethod, grpcGetTaskRequest } from './wire-forms.js';
 import { wireOf } from '../card/bindings.js';
 
 export interface GrpcProbeInput {
@@ -57,11 +57,7 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
       retryable: false,
     };
   }
-  const metadata = new Metadata();
-  metadata.set('a2a-version', iface.protocolVersion);
-  for (const [k, v] of Object.entries(extensionHeaders(iface.protocolVersion, iface.requiredExtensions)))
-    metadata.set(k, v);
-  if (input.bearerToken) metadata.set('authorization', `Bearer ${input.bearerToken}`);
+  const metadata = requestMetadata(iface, input.bearerToken);
   let headers: Metadata | undefined;
   const aborted = (): GrpcProbeOutcome => ({
     verdict: abortedVerdict(input.what),
