@@ -12,18 +12,8 @@ import { join } from 'node:path';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
 import type { CheckReport } from '../../src/cli/check/check-report.js';
 import { runCli } from '../harness/cli.js';
+import { seedCard } from '../harness/manifests.js';
 import { RUNTIMES, startLocalAgent, type LocalAgent, type Runtime } from '../harness/local-agent.js';
-
-const SEED_CARD = {
-  name: 'seed-agent',
-  protocolVersion: '0.3.0',
-  url: 'https://agent.internal:8443',
-  preferredTransport: 'GRPC',
-  additionalInterfaces: [
-    { url: 'https://agent.internal:8443', transport: 'JSONRPC' },
-    { url: 'https://agent.internal:9443', transport: 'GRPC' },
-  ],
-};
 
 /** The expectation table, the same for both runtimes. */
 const EXPECTED = {
@@ -71,7 +61,7 @@ for (const rt of RUNTIMES) {
       interfaces: [
         { url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       ],
-      card: { serve: 'json', json: SEED_CARD },
+      card: { serve: 'json', json: seedCard },
     });
     agents.push(http);
     const grpc = await startLocalAgent(rt, { http: false, grpc: { tls: cert, register: false } });
