@@ -20,6 +20,7 @@ import { startSharedCluster, useCluster, type Cluster } from '../test/harness/cl
 import { healthyAgentConfig, seedAgentConfig } from '../test/harness/manifests.js';
 import { startOperator, type OperatorProcess } from '../test/harness/operator.js';
 import { StopRequested, stopOnSignal } from '../test/harness/stop-signal.js';
+import { condition, type AgentView } from '../test/harness/wait.js';
 
 const NS = 'a2a-demo';
 const args = new Set(process.argv.slice(2));
@@ -58,38 +59,21 @@ async function applySamples(cluster: Cluster, extra: Record<string, unknown>[] =
   await kubectl(cluster, ['apply', '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
 }
 
-interface AgentStatus {
-  metadata: { name: string; generation: number };
-  status?: {
-    observedGeneration?: number;
-    conditions?: { type: string; status: string; reason: string }[];
-    interfaces?: {
-      url: string;
-      protocolBinding: string;
-      protocolVersion: string;
-      state: string;
-      verifiedPods: string;
-      advertised: boolean;
-    }[];
-  };
-}
-
-async function agents(cluster: Cluster): Promise<AgentStatus[]> {
+async function agents(cluster: Cluster): Promise<AgentView[]> {
   return (
     JSON.parse(await kubectl(cluster, ['get', 'a2aagents', '-n', NS, '-o', 'json'])) as {
-      items: AgentStatus[];
+      items: AgentView[];
     }
   ).items;
 }
 
-const cond = (a: AgentStatus, t: string) => a.status?.conditions?.find((c) => c.type === t);
-
 /** Settled: Ready=True, or a confirmed failure (Stalled=True) with no interface still pending. */
-function settled(a: AgentStatus): boolean {
+function settled(a: AgentView): boolean {
   if (a.status?.observedGeneration !== a.metadata.generation) return false;
-  if (cond(a, 'Ready')?.status === 'True') return true;
+  if (condition(a, 'Ready')?.status === 'True') return true;
   return (
-    cond(a, 'Stalled')?.status === 'True' && !(a.status.interfaces ?? []).some((i) => i.state === 'Pending')
+    condition(a, 'Stalled')?.status === 'True' &&
+    !(a.status.interfaces ?? []).some((i) => i.state === 'Pending')
   );
 }
 
@@ -108,9 +92,9 @@ function table(rows: string[][]): string {
   return rows.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd()).join('\n');
 }
 
-async function explain(cluster: Cluster, operator: OperatorProcess, a: AgentStatus): Promise<void> {
+async function explain(cluster: Cluster, operator: OperatorProcess, a: AgentView): Promise<void> {
   say();
-  say(`${a.metadata.name}: Ready=${cond(a, 'Ready')?.status} (${cond(a, 'Ready')?.reason})`);
+  say(`${a.metadata.name}: Ready=${condition(a, 'Ready')?.status} (${condition(a, 'Ready')?.reason})`);
   say('  what the card declares, and what the probes found:');
   say(
     table([
@@ -226,7 +210,7 @@ async function runLocal(): Promise<void> {
     say(`$ kubectl get a2aagents -n ${NS} -o wide`);
     say((await kubectl(cluster, ['get', 'a2aagents', '-n', NS, '-o', 'wide'])).trimEnd());
     for (const a of await agents(cluster)) {
-      if (cond(a, 'Ready')?.status !== 'True') await explain(cluster, operator, a);
+      if (condition(a, 'Ready')?.status !== 'True') await explain(cluster, operator, a);
     }
     say();
     say('explore with kubectl (built in .cache/bin):');

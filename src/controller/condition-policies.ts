@@ -51,16 +51,19 @@ function shortDigest(d: string): string {
   return d.slice(0, 'sha256:'.length + 12);
 }
 
+/** A condition about the candidate pods' cards, when there is none to judge. */
+function noReadyPods(type: ConditionInput['type']): ConditionInput {
+  return {
+    type,
+    status: 'Unknown',
+    reason: Reason.NoReadyPods,
+    message: 'no ready pod matches spec.selector',
+  };
+}
+
 export function cardCondition(candidates: PodObservation[], ref: Reference | undefined): ConditionInput {
   const type = ConditionType.CardValid;
-  if (candidates.length === 0) {
-    return {
-      type,
-      status: 'Unknown',
-      reason: Reason.NoReadyPods,
-      message: 'no ready pod matches spec.selector',
-    };
-  }
+  if (candidates.length === 0) return noReadyPods(type);
   const failed = candidates.filter((p) => p.card && !p.card.ok);
   if (failed.length > 0) {
     const first = failed[0]!.card as { ok: false; reason: string; message: string };
@@ -99,14 +102,7 @@ export function consistencyCondition(
   split?: PodSplit,
 ): ConditionInput {
   const type = ConditionType.PodsConsistent;
-  if (candidates.length === 0) {
-    return {
-      type,
-      status: 'Unknown',
-      reason: Reason.NoReadyPods,
-      message: 'no ready pod matches spec.selector',
-    };
-  }
+  if (candidates.length === 0) return noReadyPods(type);
   const byDigest = new Map<string, string[]>();
   for (const p of candidates) {
     if (p.card?.ok) byDigest.set(p.card.digest, [...(byDigest.get(p.card.digest) ?? []), p.pod.name]);

@@ -17,7 +17,7 @@ import { InterfaceState } from '../api/conditions.js';
 import { classifyGrpc } from './classify-grpc.js';
 import { classifyJsonRpc } from './classify-jsonrpc.js';
 import { classifyRest } from './classify-rest.js';
-import { decodeRpcStatus } from './grpc-wire-messages.js';
+import { errorInfoReasonsOf } from './grpc-wire-messages.js';
 import type { HttpAnswer } from './http-answer.js';
 import type { Verdict } from './probe-result.js';
 import { classifyTransportFailure, errorCode, failedBeforeRequest } from './transport-failure.js';
@@ -81,15 +81,6 @@ const HANDLER_ANSWERS = new Set([
   'INVALID_PARAMS',
 ]);
 
-function grpcReasons(bin: Buffer | undefined): string[] {
-  if (!bin) return [];
-  try {
-    return decodeRpcStatus(bin).errorInfos.map((e) => e.reason);
-  } catch {
-    return [];
-  }
-}
-
 function classifyAnswer(answer: CallAnswer, ctx: CallContext): CallVerdict {
   switch (answer.kind) {
     case 'http': {
@@ -148,7 +139,7 @@ function classifyAnswer(answer: CallAnswer, ctx: CallContext): CallVerdict {
         {
           code: answer.code,
           details: answer.details,
-          errorInfoReasons: grpcReasons(answer.statusDetailsBin),
+          errorInfoReasons: errorInfoReasonsOf(answer.statusDetailsBin),
           grpcContentType: answer.grpcContentType,
         },
         {

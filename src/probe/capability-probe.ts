@@ -4,15 +4,7 @@
  * and then closed at once; every call ends within the probe timeout.
  */
 import type { Readable } from 'node:stream';
-import {
-  Metadata,
-  status as GrpcStatus,
-  type Client,
-  type InterceptingCall,
-  type Interceptor,
-  InterceptingCall as Call,
-  type ServiceError,
-} from '@grpc/grpc-js';
+import { status as GrpcStatus, type Client, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import { ProtocolBinding } from '../card/bindings.js';
 import type { Capability } from '../card/card-claims.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
@@ -29,7 +21,7 @@ import {
   jsonRpcCapabilityCall,
   restCapabilityCall,
 } from './capability-wire.js';
-import { decodeRpcStatus } from './grpc-wire-messages.js';
+import { captureHeaders, errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
 import { errorCode } from './transport-failure.js';
 import { extensionHeaders } from './wire-forms.js';
 import type { Dispatcher } from 'undici';
@@ -155,44 +147,18 @@ export async function sendHttpCapabilityCall(
   }
 }
 
-function reasonsOf(md: Metadata | undefined): string[] {
-  const bin = md?.get('grpc-status-details-bin')[0];
-  if (!Buffer.isBuffer(bin)) return [];
-  try {
-    return decodeRpcStatus(bin).errorInfos.map((e) => e.reason);
-  } catch {
-    return [];
-  }
-}
-
-const isGrpc = (md: Metadata | undefined) => {
-  const ct = md?.get('content-type')[0];
-  return typeof ct === 'string' && ct.startsWith('application/grpc');
-};
-
 export async function sendGrpcCapabilityCall(
   client: Client,
   input: CapabilityCallInput,
 ): Promise<CapabilityCallResult> {
   const { iface } = input;
   const call = grpcCallFor(input.capability, iface.protocolVersion, input.taskId, iface.tenant);
-  const metadata = new Metadata();
-  metadata.set('a2a-version', iface.protocolVersion);
-  for (const [k, v] of Object.entries(extensionHeaders(iface.protocolVersion, iface.requiredExtensions)))
-    metadata.set(k, v);
-  if (input.bearerToken) metadata.set('authorization', `Bearer ${input.bearerToken}`);
+  const metadata = requestMetadata(iface, input.bearerToken);
   let headers: Metadata | undefined;
-  const capture: Interceptor = (options, nextCall): InterceptingCall =>
-    new Call(nextCall(options), {
-      start: (md, _listener, next) =>
-        next(md, {
-          onReceiveMetadata: (m, n) => {
-            headers = m;
-            n(m);
-          },
-        }),
-    });
-  const options = { deadline: Date.now() + input.timeoutMs, interceptors: [capture] };
+  const options = {
+    deadline: Date.now() + input.timeoutMs,
+    interceptors: [captureHeaders((m) => (headers = m))],
+  };
   const outcome = await new Promise<{ code: number; trailers?: Metadata }>((resolve) => {
     let done = false;
     const finish = (o: { code: number; trailers?: Metadata }) => {
@@ -239,8 +205,8 @@ export async function sendGrpcCapabilityCall(
   return {
     answer: grpcCapabilityAnswer(
       outcome.code,
-      reasonsOf(outcome.trailers),
-      isGrpc(headers) || isGrpc(outcome.trailers),
+      errorInfoReasons(outcome.trailers),
+      isGrpcContentType(headers) || isGrpcContentType(outcome.trailers),
       iface.protocolVersion,
     ),
     request: call.method,

@@ -1,11 +1,9 @@
 /** The gRPC GetTask probe: a unary call on a long-lived grpc-js channel to the pod. */
 import {
-  Metadata,
   status as GrpcStatus,
   type Client,
-  type InterceptingCall,
   type Interceptor,
-  InterceptingCall as Call,
+  type Metadata,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { InterfaceState } from '../api/conditions.js';
@@ -17,12 +15,12 @@ import { classifyGrpc, grpcCodeName } from './classify-grpc.js';
 import type { DialTarget } from './dial-target.js';
 import { untilAborted } from './deadline.js';
 import { diagnoseGrpcTransport } from './grpc-transport-diagnosis.js';
-import { decodeRpcStatus } from './grpc-wire-messages.js';
+import { captureHeaders, errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
 import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
 import type { TlsSettings } from './tls-settings.js';
 import { verdict } from './verdict.js';
-import { extensionHeaders, grpcGetTaskMethod, grpcGetTaskRequest } from './wire-forms.js';
+import { grpcGetTaskMethod, grpcGetTaskRequest } from './wire-forms.js';
 import { wireOf } from '../card/bindings.js';
 
 export interface GrpcProbeInput {
@@ -47,21 +45,6 @@ export interface GrpcProbeOutcome {
   retryable: boolean;
 }
 
-function isGrpcContentType(md: Metadata | undefined): boolean {
-  const ct = md?.get('content-type')[0];
-  return typeof ct === 'string' && ct.startsWith('application/grpc');
-}
-
-function errorInfoReasons(md: Metadata | undefined): string[] {
-  const bin = md?.get('grpc-status-details-bin')[0];
-  if (!Buffer.isBuffer(bin)) return [];
-  try {
-    return decodeRpcStatus(bin).errorInfos.map((e) => e.reason);
-  } catch {
-    return []; // undecodable details prove nothing; the code alone is classified
-  }
-}
-
 export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome> {
   const { iface, endpoint } = input;
   const method = grpcGetTaskMethod(iface.protocolVersion);
@@ -74,11 +57,7 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
       retryable: false,
     };
   }
-  const metadata = new Metadata();
-  metadata.set('a2a-version', iface.protocolVersion);
-  for (const [k, v] of Object.entries(extensionHeaders(iface.protocolVersion, iface.requiredExtensions)))
-    metadata.set(k, v);
-  if (input.bearerToken) metadata.set('authorization', `Bearer ${input.bearerToken}`);
+  const metadata = requestMetadata(iface, input.bearerToken);
   let headers: Metadata | undefined;
   const aborted = (): GrpcProbeOutcome => ({
     verdict: abortedVerdict(input.what),
@@ -142,20 +121,6 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
     transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED,
     retryable: false,
   };
-}
-
-/** An interceptor that hands the response headers to `onHeaders`. */
-function captureHeaders(onHeaders: (m: Metadata) => void): Interceptor {
-  return (options, nextCall): InterceptingCall =>
-    new Call(nextCall(options), {
-      start: (md, listener, next) =>
-        next(md, {
-          onReceiveMetadata: (m, n) => {
-            onHeaders(m);
-            n(m);
-          },
-        }),
-    });
 }
 
 interface UnaryResult {

@@ -57,3 +57,16 @@ export function decodeRpcStatus(bin: Buffer): RpcStatus {
   }
   return status;
 }
+
+/**
+ * The ErrorInfo reasons of a `grpc-status-details-bin` value; none when it is absent or
+ * undecodable (such details prove nothing: the status code alone is classified).
+ */
+export function errorInfoReasonsOf(bin: unknown): string[] {
+  if (!Buffer.isBuffer(bin)) return [];
+  try {
+    return decodeRpcStatus(bin).errorInfos.map((e) => e.reason);
+  } catch {
+    return [];
+  }
+}

@@ -1,6 +1,7 @@
 /**
  * A private CA and server certificates for TLS tests, made with the openssl CLI in a temporary
- * directory. `sans` are DNS names and IPs the server certificate is valid for.
+ * directory. `sans` are DNS names and IPs the server certificate is valid for. The control
+ * plane's certificates (test/harness/certs.ts) are made with the same two steps.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,11 +17,11 @@ export interface TestCa {
 }
 
 function openssl(dir: string, args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-export function createTestCa(name = 'a2a-test-ca'): TestCa {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-ca-'));
+/** A self-signed CA, valid two days, as `ca.crt` and `ca.key` in `dir`. */
+export function writeCa(dir: string, name: string): void {
   openssl(dir, [
     'req',
     '-x509',
@@ -35,50 +36,67 @@ export function createTestCa(name = 'a2a-test-ca'): TestCa {
     '2',
     '-subj',
     `/CN=${name}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
   ]);
+}
+
+/**
+ * A server certificate for `sans` (DNS names or IP literals), signed by the CA in `dir`, as
+ * `<base>.crt` and `<base>.key` there.
+ */
+export function writeServerCert(dir: string, base: string, sans: string[], cn = sans[0]!): void {
+  const alt = sans.map((s) => (/^[\d.]+$|:/.test(s) ? `IP:${s}` : `DNS:${s}`)).join(',');
+  writeFileSync(
+    join(dir, `${base}.ext`),
+    `subjectAltName=${alt}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`,
+  );
+  openssl(dir, [
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${base}.key`,
+    '-out',
+    `${base}.csr`,
+    '-subj',
+    `/CN=${cn}`,
+  ]);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${base}.csr`,
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    `${base}.crt`,
+    '-days',
+    '2',
+    '-extfile',
+    `${base}.ext`,
+  ]);
+}
+
+export function createTestCa(name = 'a2a-test-ca'): TestCa {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-ca-'));
+  writeCa(dir, name);
   let serial = 0;
   return {
-    dir,
     caCert: readFileSync(join(dir, 'ca.crt'), 'utf8'),
+    dir,
     issue(sans) {
-      const n = ++serial;
-      const alt = sans.map((s) => (/^[\d.]+$|:/.test(s) ? `IP:${s}` : `DNS:${s}`)).join(',');
-      writeFileSync(
-        join(dir, `ext${n}.cnf`),
-        `subjectAltName=${alt}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`,
-      );
-      openssl(dir, [
-        'req',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        `s${n}.key`,
-        '-out',
-        `s${n}.csr`,
-        '-subj',
-        `/CN=${sans[0]}`,
-      ]);
-      openssl(dir, [
-        'x509',
-        '-req',
-        '-in',
-        `s${n}.csr`,
-        '-CA',
-        'ca.crt',
-        '-CAkey',
-        'ca.key',
-        '-CAcreateserial',
-        '-out',
-        `s${n}.crt`,
-        '-days',
-        '2',
-        '-extfile',
-        `ext${n}.cnf`,
-      ]);
+      const base = `s${++serial}`;
+      writeServerCert(dir, base, sans);
       return {
-        cert: readFileSync(join(dir, `s${n}.crt`), 'utf8'),
-        key: readFileSync(join(dir, `s${n}.key`), 'utf8'),
+        cert: readFileSync(join(dir, `${base}.crt`), 'utf8'),
+        key: readFileSync(join(dir, `${base}.key`), 'utf8'),
       };
     },
     dispose() {

@@ -10,8 +10,8 @@ import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { deletePod } from '../harness/pods.js';
-import { condition, waitAgent, waitFor } from '../harness/wait.js';
-import { apiserverRunning, log, observeRouting, privateCluster } from './support.js';
+import { condition, waitAgent } from '../harness/wait.js';
+import { log, observeRouting, privateCluster, stopApiserverFor } from './support.js';
 
 const TAG = 'apiserver-restart';
 const PROBE = { periodSeconds: 4, timeoutSeconds: 1, failureThreshold: 2 };
@@ -55,19 +55,11 @@ after(async () => {
 describe('API server restart', () => {
   test('watches recover without an operator restart; changes during and right after are seen', async (t) => {
     if (!cluster) return t.skip('needs a control plane this process owns (not USE_EXISTING_CLUSTER)');
-    const cp = cluster.controlPlane!;
     const pid = operator.proc.child.pid;
-    const restart = cp.restartApiserver(5_000);
-    // Down (the process has exited), then break a binding the operator can still probe.
-    const port = new URL(cluster.server).port;
-    await waitFor(
-      'the API server process to exit',
-      () => Promise.resolve(!apiserverRunning(port)),
-      30_000,
-      100,
-    );
+    // Down, then break a binding the operator can still probe.
+    const { back } = await stopApiserverFor(cluster, 5_000);
     await pods['alpha-0']!.control('/grpc', { running: false });
-    await restart;
+    await back;
     log(TAG, 'API server back');
     // Right after: a spec change, a new agent, a deleted pod.
     await apply(

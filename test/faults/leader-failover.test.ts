@@ -14,7 +14,9 @@ import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harnes
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
 import {
   BindingHistory,
+  churnGrpc,
   FULL,
+  healGrpc,
   log,
   observeRouting,
   reconcileCount,
@@ -98,18 +100,7 @@ after(async () => {
 describe('leader failover under load', () => {
   test('the standby takes over; invariant kept; nothing missed', async () => {
     const random = seeded(seedFromEnv(TAG, 20261202));
-    let churning = true;
-    const churn = (async () => {
-      while (churning) {
-        await sleep(500 + random() * 2000);
-        if (!churning) break;
-        const p = pods[Math.floor(random() * pods.length)]!;
-        const up = !grpc.isUp(p.ip);
-        if (!up) grpc.set(p.ip, false);
-        await p.control('/grpc', { running: up });
-        if (up) grpc.set(p.ip, true);
-      }
-    })();
+    const churn = churnGrpc(pods, grpc, random, () => 500 + random() * 2000);
     const violations: string[] = [];
     let observations = 0;
     let watching = true;
@@ -148,14 +139,8 @@ describe('leader failover under load', () => {
       log(TAG, `failover ${f + 1}: ${leader} killed, ${standby} leads`);
       await operator(leader); // back as the new standby
     }
-    churning = false;
-    await churn;
-    for (const p of pods) {
-      if (!grpc.isUp(p.ip)) {
-        await p.control('/grpc', { running: true });
-        grpc.set(p.ip, true);
-      }
-    }
+    await churn.stop();
+    await healGrpc(pods, grpc);
     for (const a of AGENTS) {
       const x = await waitAgent(
         cluster,

@@ -24,7 +24,9 @@ import { condition, waitAgent, type AgentView } from '../harness/wait.js';
 import {
   agentEvents,
   BindingHistory,
+  churnGrpc,
   FULL,
+  healGrpc,
   log,
   observeRouting,
   seeded,
@@ -113,23 +115,9 @@ function eventKey(e: { reason: string; note: string }): string {
 describe('operator SIGKILLed at random points', () => {
   test('invariant never broken, final state correct, Events explained by the kills', async () => {
     const random = seeded(seedFromEnv(TAG, 20261201));
-    let churning = true;
     const violations: string[] = [];
     let observations = 0;
-    let flips = 0;
-
-    const churn = (async () => {
-      while (churning) {
-        await sleep(1000 + random() * 3000);
-        if (!churning) break;
-        const p = pods[Math.floor(random() * pods.length)]!;
-        const up = !grpc.isUp(p.ip);
-        if (!up) grpc.set(p.ip, false); // a break counts from before the request, a heal from after it
-        await p.control('/grpc', { running: up });
-        if (up) grpc.set(p.ip, true);
-        flips++;
-      }
-    })();
+    const churn = churnGrpc(pods, grpc, random, () => 1000 + random() * 3000);
 
     let watching = true;
     const watcher = (async () => {
@@ -161,14 +149,8 @@ describe('operator SIGKILLed at random points', () => {
       await operator.waitReady();
       uptime.up();
     }
-    churning = false;
-    await churn;
-    for (const p of pods) {
-      if (!grpc.isUp(p.ip)) {
-        await p.control('/grpc', { running: true });
-        grpc.set(p.ip, true);
-      }
-    }
+    const flips = await churn.stop();
+    await healGrpc(pods, grpc);
     await waitAgent(
       cluster,
       ns,

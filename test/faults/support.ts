@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import { useCluster, type Cluster } from '../harness/cluster.js';
-import type { AgentView } from '../harness/wait.js';
-import { listOwned } from '../harness/routing-observer.js';
+import { waitFor, type AgentView } from '../harness/wait.js';
+import type { AgentPod } from '../harness/agent-pod.js';
+import { listOwned, type Transitions } from '../harness/routing-observer.js';
 
 /** The long profile: more kills, longer churn, the slow card streaming for minutes. */
 export const FULL = process.env.A2A_FAULTS_FULL === '1';
@@ -74,6 +75,23 @@ export function apiserverRunning(port: string): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Restarts the private control plane's API server, down for `downMs`, and resolves once its
+ * process has exited: during its graceful shutdown it refuses new connections while open watches
+ * still deliver events, so "down" is only certain then. `back` resolves when it serves again.
+ */
+export async function stopApiserverFor(cluster: Cluster, downMs: number): Promise<{ back: Promise<void> }> {
+  const back = cluster.controlPlane!.restartApiserver(downMs);
+  const port = new URL(cluster.server).port;
+  await waitFor(
+    'the API server process to exit',
+    () => Promise.resolve(!apiserverRunning(port)),
+    30_000,
+    100,
+  );
+  return { back };
 }
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
@@ -168,6 +186,51 @@ export async function observeRouting(
 
 /** Per pod IP, [time, up] transitions of one binding (recorded on the safe side by the churner). */
 export { Transitions as BindingHistory } from '../harness/routing-observer.js';
+
+/**
+ * Breaks or heals the gRPC binding of a random pod, one at a time, `pause()` ms apart, until
+ * stopped; every flip goes into `grpc`. A break counts from before the request and a heal from
+ * after it, so the history never says a pod served while it might not have. `stop` resolves to
+ * the number of flips once the last one has ended.
+ */
+export function churnGrpc(
+  pods: readonly AgentPod[],
+  grpc: Transitions,
+  random: () => number,
+  pause: () => number,
+): { stop(): Promise<number> } {
+  let churning = true;
+  let flips = 0;
+  const loop = (async () => {
+    while (churning) {
+      await sleep(pause());
+      if (!churning) break;
+      const p = pods[Math.floor(random() * pods.length)]!;
+      const up = !grpc.isUp(p.ip);
+      if (!up) grpc.set(p.ip, false);
+      await p.control('/grpc', { running: up });
+      if (up) grpc.set(p.ip, true);
+      flips++;
+    }
+  })();
+  return {
+    async stop() {
+      churning = false;
+      await loop;
+      return flips;
+    },
+  };
+}
+
+/** Heals every pod whose gRPC binding `grpc` records as broken. */
+export async function healGrpc(pods: readonly AgentPod[], grpc: Transitions): Promise<void> {
+  for (const p of pods) {
+    if (!grpc.isUp(p.ip)) {
+      await p.control('/grpc', { running: true });
+      grpc.set(p.ip, true);
+    }
+  }
+}
 
 /**
  * When the operator was able to act: [start, end) intervals from "ready" to "killed". Its

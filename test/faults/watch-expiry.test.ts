@@ -12,15 +12,15 @@ import type { Cluster } from '../harness/cluster.js';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
-import { condition, waitAgent, waitFor } from '../harness/wait.js';
+import { condition, waitAgent } from '../harness/wait.js';
 import {
-  apiserverRunning,
   compactEtcd,
   etcdGetJson,
   etcdPutJson,
   log,
   metricSum,
   privateCluster,
+  stopApiserverFor,
 } from './support.js';
 
 const TAG = 'watch-expiry';
@@ -67,16 +67,7 @@ describe('watch expiry (410 after etcd compaction)', () => {
     const listsBefore = agentLists(await operator.metrics());
     const key = (name: string) => `/registry/a2a.dev/a2aagents/${ns}/${name}`;
 
-    const restart = cp.restartApiserver(4_000);
-    // Down means the process has exited: during its graceful shutdown it refuses new
-    // connections while open watches still deliver events.
-    const port = new URL(cluster.server).port;
-    await waitFor(
-      'the API server process to exit',
-      () => Promise.resolve(!apiserverRunning(port)),
-      30_000,
-      100,
-    );
+    const { back } = await stopApiserverFor(cluster, 4_000);
     const alpha = await etcdGetJson(cp.etcdEndpoint, key('alpha'));
     assert.ok(alpha, 'alpha is stored as JSON in etcd');
     const meta = alpha.metadata as Record<string, unknown>;
@@ -101,7 +92,7 @@ describe('watch expiry (410 after etcd compaction)', () => {
     await etcdPutJson(cp.etcdEndpoint, key('beta'), beta);
     const revision = await compactEtcd(cp.etcdEndpoint);
     log(TAG, `changes written to etcd while the API server was down; compacted at revision ${revision}`);
-    await restart;
+    await back;
 
     const a = await waitAgent(
       cluster,

@@ -1,12 +1,14 @@
 /**
- * Certificates for the test control plane, made with the openssl CLI: a CA, a serving
- * certificate for 127.0.0.1/localhost (plus any extra SANs), the service-account signing key
- * pair, and client certificates signed by the same CA (the real cluster's API server → kubelet).
+ * Certificates for the test control plane: a CA, a serving certificate for 127.0.0.1/localhost
+ * (plus any extra SANs), both made as the agents' test CA makes them (test/agents/test-certs.ts),
+ * the service-account signing key pair, and client certificates signed by the same CA (the real
+ * cluster's API server → kubelet).
  */
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeCa, writeServerCert } from '../agents/test-certs.js';
 
 export interface ControlPlaneCerts {
   caCert: string;
@@ -22,66 +24,12 @@ function openssl(args: string[], cwd: string): void {
 
 /** `extraSans`: more subjectAltName entries (`IP:10.0.0.1`, `DNS:kubernetes.default.svc`). */
 export function makeCerts(dir: string, extraSans: string[] = []): ControlPlaneCerts {
-  openssl(
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.crt',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=a2a-test-ca',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    ],
+  writeCa(dir, 'a2a-test-ca');
+  writeServerCert(
     dir,
-  );
-  writeFileSync(
-    join(dir, 'serving.ext'),
-    `subjectAltName=${['IP:127.0.0.1', 'DNS:localhost', ...extraSans].join(',')}\nextendedKeyUsage=serverAuth\n`,
-  );
-  openssl(
-    [
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'serving.key',
-      '-out',
-      'serving.csr',
-      '-subj',
-      '/CN=kube-apiserver',
-    ],
-    dir,
-  );
-  openssl(
-    [
-      'x509',
-      '-req',
-      '-in',
-      'serving.csr',
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'serving.crt',
-      '-days',
-      '2',
-      '-extfile',
-      'serving.ext',
-    ],
-    dir,
+    'serving',
+    ['127.0.0.1', 'localhost', ...extraSans.map((s) => s.replace(/^(IP|DNS):/, ''))],
+    'kube-apiserver',
   );
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   writeFileSync(join(dir, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }));

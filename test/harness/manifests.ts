@@ -1,4 +1,5 @@
 /** Manifests and agent configs the integration tests share. */
+import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { stringify } from 'yaml';
 import type { AgentConfig } from '../agents/agent-config.js';
 import type { Cluster } from './cluster.js';
@@ -39,6 +40,30 @@ export function healthySpec(
     card: { port: 'http' },
     probe,
   };
+}
+
+/**
+ * A healthy agent whose gRPC service is never registered: gRPC is withdrawn, so the advertised
+ * card is a rewrite of the pod's (and re-signed when the agent names a signing key).
+ */
+export function rewrittenAgentConfig(svc: string): AgentConfig {
+  return healthyAgentConfig(svc, { grpc: { port: 9090, register: false } });
+}
+
+/** A fresh ES256 key pair as JWKs with `kid`, the private one for signingKeySecret. */
+export function es256Jwks(kid: string): { privateJwk: JsonWebKey; publicJwk: JsonWebKey } {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return {
+    privateJwk: { ...privateKey.export({ format: 'jwk' }), kid, alg: 'ES256' },
+    publicJwk: { ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES256' },
+  };
+}
+
+/** spec.routing.signingKey naming the JWK of a signingKeySecret. */
+export function signingKeyRef(secret: string): {
+  signingKey: { secretKeyRef: { name: string; key: string } };
+} {
+  return { signingKey: { secretKeyRef: { name: secret, key: 'key.jwk' } } };
 }
 
 /**

@@ -2,102 +2,45 @@
  * `a2a-operator check` run as a subprocess, as a pipeline would, against real SDK agents on
  * loopback. Asserts exit codes and the exact JSON states and reasons.
  */
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgent, type RunningAgent } from '../agents/start-agent.js';
-import { createTestCa, type TestCa } from '../agents/test-certs.js';
+import type { CheckReport } from '../../src/cli/check/check-report.js';
 import { runCheck } from '../../src/cli/check/run-check.js';
 import { runCli, runCliTimed } from '../harness/cli.js';
 
-interface CheckJson {
-  consistent: boolean;
-  card: { shape: string; digest: string };
-  findings: { reason: string; message: string }[];
-  interfaces: {
-    url: string;
-    protocolBinding: string;
-    protocolVersion: string;
-    state: string;
-    reason: string;
-    message: string;
-  }[];
-}
-
-function rows(json: CheckJson): string[] {
-  return json.interfaces.map(
-    (i) => `${i.protocolBinding}@${i.url}@${i.protocolVersion}=${i.state}/${i.reason}`,
-  );
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'a2a-check-'));
-let ca: TestCa;
 const agents: RunningAgent[] = [];
 async function agent(config: Parameters<typeof startAgent>[0]): Promise<RunningAgent> {
   const a = await startAgent(config);
   agents.push(a);
   return a;
 }
-
-before(() => {
-  ca = createTestCa();
-  writeFileSync(join(dir, 'ca.crt'), ca.caCert);
-});
 after(async () => {
   for (const a of agents) await a.close();
-  ca.dispose();
+  rmSync(dir, { recursive: true, force: true });
 });
 
-void test('seed scenario: preferredTransport GRPC at the JSON-RPC url, unregistered gRPC on :9443', async () => {
-  const cert = ca.issue(['agent.internal']);
-  const seedCard = {
-    name: 'seed-agent',
-    protocolVersion: '0.3.0',
-    url: 'https://agent.internal:8443',
-    preferredTransport: 'GRPC',
-    additionalInterfaces: [
-      { url: 'https://agent.internal:8443', transport: 'JSONRPC' },
-      { url: 'https://agent.internal:9443', transport: 'GRPC' },
-    ],
-  };
-  const http = await agent({
-    http: { tls: cert, jsonrpcPath: '/', restPath: null },
-    legacyCompat: true,
-    interfaces: [{ url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-    card: { serve: 'json', json: seedCard },
+type Iface = { url: string; protocolBinding: string; protocolVersion: string };
+const jsonrpc = (url: string): Iface => ({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+const rest = (url: string): Iface => ({ url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+const grpc = (url: string): Iface => ({ url, protocolBinding: 'GRPC', protocolVersion: '1.0' });
+
+/** An agent serving a card named `x` that declares `interfaces` (placeholders such as {{HTTP_PORT}} allowed). */
+function cardAgent(
+  interfaces: Iface[],
+  listeners: Omit<Parameters<typeof startAgent>[0], 'card'> = {},
+): Promise<RunningAgent> {
+  return agent({
+    ...listeners,
+    card: { serve: 'json', json: { name: 'x', supportedInterfaces: interfaces } },
   });
-  const grpc = await agent({ http: false, grpc: { tls: cert, register: false } });
-  const r = await runCli([
-    'check',
-    'https://agent.internal:8443',
-    '--connect-to',
-    `agent.internal:8443:127.0.0.1:${http.ports.http}`,
-    '--connect-to',
-    `agent.internal:9443:127.0.0.1:${grpc.ports.grpc}`,
-    '--cacert',
-    join(dir, 'ca.crt'),
-    '--output',
-    'json',
-  ]);
-  assert.equal(r.code, 1, r.stderr);
-  const json = JSON.parse(r.stdout) as CheckJson;
-  assert.equal(json.consistent, false);
-  assert.equal(json.card.shape, 'v0.3');
-  assert.match(json.card.digest, /^sha256:[0-9a-f]{64}$/);
-  assert.deepEqual(
-    json.findings.map((f) => f.reason),
-    ['PreferredTransportMismatch'],
-  );
-  assert.deepEqual(rows(json), [
-    'GRPC@https://agent.internal:8443@0.3=WrongBinding/WrongBinding',
-    'JSONRPC@https://agent.internal:8443@0.3=Verified/Verified',
-    'GRPC@https://agent.internal:9443@0.3=Unimplemented/InterfaceUnimplemented',
-  ]);
-  assert.match(json.interfaces[0]!.message, /refused ALPN h2/);
-  assert.match(json.interfaces[2]!.message, /UNIMPLEMENTED/);
-});
+}
+
+const parseReport = (stdout: string): CheckReport => JSON.parse(stdout) as CheckReport;
 
 void test('healthy v1.0 agent on JSONRPC, HTTP+JSON and GRPC: exit 0, table output', async () => {
   const a = await agent({ grpc: {} });
@@ -105,7 +48,7 @@ void test('healthy v1.0 agent on JSONRPC, HTTP+JSON and GRPC: exit 0, table outp
   const allow = ['--allow-port', String(a.ports.grpc)];
   const json = await runCli(['check', `http://127.0.0.1:${a.ports.http}`, ...allow, '--output', 'json']);
   assert.equal(json.code, 0, json.stdout + json.stderr);
-  const parsed = JSON.parse(json.stdout) as CheckJson;
+  const parsed = parseReport(json.stdout);
   assert.equal(parsed.consistent, true);
   assert.deepEqual(parsed.findings, []);
   assert.deepEqual(
@@ -141,31 +84,17 @@ void test('malformed card: exit 2 with CardInvalid', async () => {
 });
 
 void test('gRPC URL with a path or credentials: Ineligible and never dialled', async () => {
-  const a = await agent({
-    hang: {},
-    card: {
-      serve: 'json',
-      json: {
-        name: 'x',
-        supportedInterfaces: [
-          {
-            url: 'http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc',
-            protocolBinding: 'JSONRPC',
-            protocolVersion: '1.0',
-          },
-          { url: 'http://127.0.0.1:{{HANG_PORT}}/a2a/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' },
-          {
-            url: 'https://probe:secret@127.0.0.1:{{HANG_PORT}}',
-            protocolBinding: 'GRPC',
-            protocolVersion: '1.0',
-          },
-        ],
-      },
-    },
-  });
+  const a = await cardAgent(
+    [
+      jsonrpc('http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc'),
+      grpc('http://127.0.0.1:{{HANG_PORT}}/a2a/grpc'),
+      grpc('https://probe:secret@127.0.0.1:{{HANG_PORT}}'),
+    ],
+    { hang: {} },
+  );
   const r = await runCli(['check', `http://127.0.0.1:${a.ports.http}`, '--output', 'json']);
   assert.equal(r.code, 1);
-  const json = JSON.parse(r.stdout) as CheckJson;
+  const json = parseReport(r.stdout);
   assert.deepEqual(
     json.interfaces.map((i) => i.state),
     ['Verified', 'Ineligible', 'Ineligible'],
@@ -181,30 +110,16 @@ void test('gRPC URL with a path or credentials: Ineligible and never dialled', a
 });
 
 void test('a URL on another host is Unmapped and not dialled unless --connect-to maps it', async () => {
-  const a = await agent({
-    plain: {},
-    card: {
-      serve: 'json',
-      json: {
-        name: 'x',
-        supportedInterfaces: [
-          {
-            url: 'http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc',
-            protocolBinding: 'JSONRPC',
-            protocolVersion: '1.0',
-          },
-          {
-            url: 'http://metadata.internal:{{PLAIN_PORT}}/rpc',
-            protocolBinding: 'JSONRPC',
-            protocolVersion: '1.0',
-          },
-        ],
-      },
-    },
-  });
+  const a = await cardAgent(
+    [
+      jsonrpc('http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc'),
+      jsonrpc('http://metadata.internal:{{PLAIN_PORT}}/rpc'),
+    ],
+    { plain: {} },
+  );
   const r = await runCli(['check', `http://127.0.0.1:${a.ports.http}`, '--output', 'json']);
   assert.equal(r.code, 1);
-  const json = JSON.parse(r.stdout) as CheckJson;
+  const json = parseReport(r.stdout);
   assert.deepEqual(
     json.interfaces.map((i) => i.state),
     ['Verified', 'Unmapped'],
@@ -219,7 +134,7 @@ void test('a URL on another host is Unmapped and not dialled unless --connect-to
     '--output',
     'json',
   ]);
-  const mappedJson = JSON.parse(mapped.stdout) as CheckJson;
+  const mappedJson = parseReport(mapped.stdout);
   assert.equal(mappedJson.interfaces[1]!.state, 'WrongBinding');
   assert.equal(a.connections.plain, 1);
 });
@@ -230,9 +145,7 @@ void test('--card <file> with --connect-to, and usage errors exit 2', async () =
   writeFileSync(
     file,
     JSON.stringify({
-      supportedInterfaces: [
-        { url: 'http://agent.internal:8080/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-      ],
+      supportedInterfaces: [rest('http://agent.internal:8080/a2a/rest')],
     }),
   );
   const ok = await runCli([
@@ -257,8 +170,6 @@ void test('--card <file> with --connect-to, and usage errors exit 2', async () =
   }
 });
 
-const jsonrpc = (url: string) => ({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
-
 /** No ESC (nor any other C0/C1 control but newline), and no line a CI runner reads as a workflow command. */
 function assertTerminalSafe(text: string, what: string): void {
   // eslint-disable-next-line no-control-regex -- the point
@@ -267,25 +178,18 @@ function assertTerminalSafe(text: string, what: string): void {
 }
 
 void test('other ports of the base host are not dialled (canaries see 0 connections) unless --allow-port names them', async () => {
-  const a = await agent({
-    plain: {},
-    hang: {},
-    card: {
-      serve: 'json',
-      json: {
-        name: 'x',
-        supportedInterfaces: [
-          jsonrpc('http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc'),
-          jsonrpc('http://127.0.0.1:{{PLAIN_PORT}}/containers/prune?force=1'),
-          { url: 'http://127.0.0.1:{{HANG_PORT}}', protocolBinding: 'GRPC', protocolVersion: '1.0' },
-        ],
-      },
-    },
-  });
+  const a = await cardAgent(
+    [
+      jsonrpc('http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc'),
+      jsonrpc('http://127.0.0.1:{{PLAIN_PORT}}/containers/prune?force=1'),
+      grpc('http://127.0.0.1:{{HANG_PORT}}'),
+    ],
+    { plain: {}, hang: {} },
+  );
   const base = `http://127.0.0.1:${a.ports.http}`;
   const r = await runCli(['check', base, '--token', 'canary-token-1', '--output', 'json']);
   assert.equal(r.code, 1, r.stderr);
-  const json = JSON.parse(r.stdout) as CheckJson;
+  const json = parseReport(r.stdout);
   assert.deepEqual(
     json.interfaces.map((i) => i.state),
     ['Verified', 'Ineligible', 'Ineligible'],
@@ -295,7 +199,7 @@ void test('other ports of the base host are not dialled (canaries see 0 connecti
   assert.deepEqual([a.connections.plain, a.connections.hang], [0, 0]);
 
   const allowed = await runCli(['check', base, '--allow-port', String(a.ports.plain), '--output', 'json']);
-  const allowedJson = JSON.parse(allowed.stdout) as CheckJson;
+  const allowedJson = parseReport(allowed.stdout);
   assert.equal(allowedJson.interfaces[1]!.state, 'WrongBinding');
   assert.equal(allowedJson.interfaces[2]!.state, 'Ineligible');
   assert.ok(a.connections.plain >= 1);
@@ -303,25 +207,19 @@ void test('other ports of the base host are not dialled (canaries see 0 connecti
 });
 
 void test('interfaces past the 64th are never dialled, and their credentials are redacted', async () => {
-  const a = await agent({
-    plain: {},
-    card: {
-      serve: 'json',
-      json: {
-        name: 'x',
-        supportedInterfaces: [
-          ...Array.from({ length: 64 }, () => jsonrpc('http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc')),
-          ...Array.from({ length: 6 }, (_, i) =>
-            jsonrpc(`http://u:past64pw${i}@127.0.0.1:{{PLAIN_PORT}}/rpc?token=past64tok${i}`),
-          ),
-        ],
-      },
-    },
-  });
+  const a = await cardAgent(
+    [
+      ...Array.from({ length: 64 }, () => jsonrpc('http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc')),
+      ...Array.from({ length: 6 }, (_, i) =>
+        jsonrpc(`http://u:past64pw${i}@127.0.0.1:{{PLAIN_PORT}}/rpc?token=past64tok${i}`),
+      ),
+    ],
+    { plain: {} },
+  );
   const args = ['check', `http://127.0.0.1:${a.ports.http}`, '--allow-port', String(a.ports.plain)];
   const r = await runCli([...args, '--output', 'json']);
   assert.equal(r.code, 1, r.stderr);
-  const json = JSON.parse(r.stdout) as CheckJson;
+  const json = parseReport(r.stdout);
   assert.equal(json.interfaces.length, 70);
   assert.deepEqual(
     json.interfaces.slice(64).map((i) => i.state),
@@ -356,11 +254,7 @@ void test('ANSI escapes and ::error:: workflow commands in a card never reach st
             protocolBinding: 'JSONRPC',
             protocolVersion: `1.0\n::warning::v`,
           },
-          {
-            url: `not a url\r\n::error title=x::${esc}2J`,
-            protocolBinding: 'JSONRPC',
-            protocolVersion: '1.0',
-          },
+          jsonrpc(`not a url\r\n::error title=x::${esc}2J`),
         ],
       },
     },
@@ -374,10 +268,7 @@ void test('ANSI escapes and ::error:: workflow commands in a card never reach st
   const json = await runCli(['check', base, '--output', 'json']);
   assert.equal(json.code, 1, json.stderr);
   assertTerminalSafe(json.stdout, 'json stdout');
-  assert.equal(
-    (JSON.parse(json.stdout) as CheckJson).interfaces[2]!.protocolBinding,
-    `::error::binding${esc}`,
-  );
+  assert.equal(parseReport(json.stdout).interfaces[2]!.protocolBinding, `::error::binding${esc}`);
 
   // The same card as a file, and a base URL that quotes control characters in an error.
   const file = join(dir, 'ansi-card.json');
@@ -423,25 +314,13 @@ void test('a token with a tab or a non-ASCII byte: exit 2, its bytes nowhere in 
 });
 
 void test('credentials in card URLs are redacted in table and JSON, dialled, ineligible and unmapped alike', async () => {
-  const a = await agent({
-    card: {
-      serve: 'json',
-      json: {
-        name: 'x',
-        supportedInterfaces: [
-          jsonrpc('http://probe:hunter2pw@127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc?access_token=tok999zz'),
-          {
-            url: 'http://127.0.0.1:{{HTTP_PORT}}/a2a/rest?api_key=key777zz',
-            protocolBinding: 'HTTP+JSON',
-            protocolVersion: '1.0',
-          },
-          jsonrpc('http://user:unmappedpw@other.example:1/'),
-          jsonrpc('http://other.example:1/?sig=sig555zz#access_token=frag444zz'),
-          { url: 'grpc://gu:grpcpw@127.0.0.1:1', protocolBinding: 'GRPC', protocolVersion: '1.0' },
-        ],
-      },
-    },
-  });
+  const a = await cardAgent([
+    jsonrpc('http://probe:hunter2pw@127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc?access_token=tok999zz'),
+    rest('http://127.0.0.1:{{HTTP_PORT}}/a2a/rest?api_key=key777zz'),
+    jsonrpc('http://user:unmappedpw@other.example:1/'),
+    jsonrpc('http://other.example:1/?sig=sig555zz#access_token=frag444zz'),
+    grpc('grpc://gu:grpcpw@127.0.0.1:1'),
+  ]);
   const base = `http://127.0.0.1:${a.ports.http}`;
   const table = await runCli(['check', base]);
   const json = await runCli(['check', base, '--output', 'json']);
@@ -452,7 +331,7 @@ void test('credentials in card URLs are redacted in table and JSON, dialled, ine
       /hunter2pw|tok999zz|key777zz|unmappedpw|sig555zz|frag444zz|grpcpw/,
     );
   }
-  const parsed = JSON.parse(json.stdout) as CheckJson;
+  const parsed = parseReport(json.stdout);
   assert.equal(parsed.interfaces[1]!.url, `http://127.0.0.1:${a.ports.http}/a2a/rest?api_key=***`);
   assert.deepEqual(
     parsed.interfaces.map((i) => i.state),
@@ -499,20 +378,14 @@ void test('--card files: 1e400, oversized, nested too deep: CardInvalid/CardTooL
 });
 
 void test('--deadline: a hanging interface is reported Timeout by the deadline, and a hanging card fetch exits 2', async () => {
-  const a = await agent({
-    hang: {},
-    card: {
-      serve: 'json',
-      json: {
-        name: 'x',
-        supportedInterfaces: [
-          jsonrpc('http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc'),
-          jsonrpc('http://127.0.0.1:{{HANG_PORT}}/rpc'),
-          { url: 'http://127.0.0.1:{{HANG_PORT}}', protocolBinding: 'GRPC', protocolVersion: '1.0' },
-        ],
-      },
-    },
-  });
+  const a = await cardAgent(
+    [
+      jsonrpc('http://127.0.0.1:{{HTTP_PORT}}/a2a/jsonrpc'),
+      jsonrpc('http://127.0.0.1:{{HANG_PORT}}/rpc'),
+      grpc('http://127.0.0.1:{{HANG_PORT}}'),
+    ],
+    { hang: {} },
+  );
   const { result: r, ms } = await runCliTimed([
     'check',
     `http://127.0.0.1:${a.ports.http}`,
@@ -526,7 +399,7 @@ void test('--deadline: a hanging interface is reported Timeout by the deadline, 
     'json',
   ]);
   assert.equal(r.code, 1, r.stderr);
-  const json = JSON.parse(r.stdout) as CheckJson;
+  const json = parseReport(r.stdout);
   assert.deepEqual(
     json.interfaces.map((i) => `${i.state}/${i.reason}`),
     ['Verified/Verified', 'Timeout/Timeout', 'Timeout/Timeout'],
@@ -557,7 +430,7 @@ void test('a base URL naming a host: resolved once, dialled at that address with
   });
   const r = await runCli(['check', `http://localhost:${a.ports.http}`, '--output', 'json']);
   assert.equal(r.code, 0, r.stdout + r.stderr);
-  const json = JSON.parse(r.stdout) as CheckJson;
+  const json = parseReport(r.stdout);
   assert.equal(json.interfaces[0]!.state, 'Verified');
   assert.match(
     json.interfaces[0]!.message,
@@ -566,24 +439,14 @@ void test('a base URL naming a host: resolved once, dialled at that address with
 });
 
 void test('no DNS rebinding between probes: the card fetch and every probe use the one address resolved first', async () => {
-  const a = await agent({
-    grpc: {},
-    card: {
-      serve: 'json',
-      json: {
-        name: 'x',
-        supportedInterfaces: [
-          jsonrpc('http://agent.test:{{HTTP_PORT}}/a2a/jsonrpc'),
-          {
-            url: 'http://agent.test:{{HTTP_PORT}}/a2a/rest',
-            protocolBinding: 'HTTP+JSON',
-            protocolVersion: '1.0',
-          },
-          { url: 'http://agent.test:{{GRPC_PORT}}', protocolBinding: 'GRPC', protocolVersion: '1.0' },
-        ],
-      },
-    },
-  });
+  const a = await cardAgent(
+    [
+      jsonrpc('http://agent.test:{{HTTP_PORT}}/a2a/jsonrpc'),
+      rest('http://agent.test:{{HTTP_PORT}}/a2a/rest'),
+      grpc('http://agent.test:{{GRPC_PORT}}'),
+    ],
+    { grpc: {} },
+  );
   // A resolver that answers the agent once, then an address where nothing listens.
   const asked: string[] = [];
   const report = await runCheck({

@@ -3,22 +3,21 @@
 // verifyAgentCardSignature; a tampered copy does not. Without a key the stale signatures are removed.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { verifyAgentCardSignature } from '@a2a-js/sdk';
 import { startAgentPod } from '../harness/agent-pod.js';
 import { scenario } from '../harness/scenario.js';
 import {
   agentManifest,
   apply,
-  healthyAgentConfig,
+  es256Jwks,
   healthySpec,
+  rewrittenAgentConfig,
+  signingKeyRef,
   signingKeySecret,
 } from '../harness/manifests.js';
 import { waitAgent } from '../harness/wait.js';
 
-const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-const privateJwk = { ...privateKey.export({ format: 'jwk' }), kid: 'operator-key', alg: 'ES256' };
-const publicJwk = { ...publicKey.export({ format: 'jwk' }), kid: 'operator-key', alg: 'ES256' };
+const { privateJwk, publicJwk } = es256Jwks('operator-key');
 
 type Card = Record<string, unknown> & {
   signatures?: unknown[];
@@ -39,8 +38,7 @@ const verify = verifyAgentCardSignature(async (kid) => {
 
 const s = scenario('signing', {
   async setup({ cluster, ns, pods }) {
-    const config = healthyAgentConfig(`signed.${ns}.svc`);
-    config.grpc = { port: 9090, register: false }; // gRPC is withdrawn, so the card is rewritten
+    const config = rewrittenAgentConfig(`signed.${ns}.svc`);
     pods.push(
       await startAgentPod(cluster, { namespace: ns, name: 'signed-0', labels: { app: 'signed' }, config }),
     );
@@ -49,7 +47,7 @@ const s = scenario('signing', {
       signingKeySecret(ns, 'card-key', 'signed', privateJwk),
       agentManifest(ns, 'signed', {
         ...healthySpec('signed'),
-        routing: { signingKey: { secretKeyRef: { name: 'card-key', key: 'key.jwk' } } },
+        routing: signingKeyRef('card-key'),
       }),
       agentManifest(ns, 'unsigned', { ...healthySpec('signed'), routing: { serviceName: 'unsigned' } }),
     );

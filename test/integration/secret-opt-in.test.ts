@@ -8,14 +8,16 @@
 //             Stalled SecretNotPermitted and nothing is published for it (no card signed with the key).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { scenario } from '../harness/scenario.js';
 import {
   agentManifest,
   apply,
+  es256Jwks,
   healthyAgentConfig,
   healthySpec,
+  rewrittenAgentConfig,
+  signingKeyRef,
   signingKeySecret,
 } from '../harness/manifests.js';
 import { condition, waitAgent } from '../harness/wait.js';
@@ -24,8 +26,7 @@ const TOKEN = 'optin-probe-token-2b7c9d';
 const PROBE = { periodSeconds: 3, timeoutSeconds: 2 };
 
 let guarded: AgentPod;
-const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-const privateJwk = { ...privateKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' };
+const { privateJwk } = es256Jwks('k1');
 
 const s = scenario('optin', {
   async setup({ cluster, ns, pods }) {
@@ -36,8 +37,7 @@ const s = scenario('optin', {
       config: healthyAgentConfig(`guarded.${ns}.svc`, { authToken: TOKEN }),
     });
     pods.push(guarded);
-    const signerConfig = healthyAgentConfig(`allowed.${ns}.svc`);
-    signerConfig.grpc = { port: 9090, register: false }; // gRPC is withdrawn, so the card is rewritten
+    const signerConfig = rewrittenAgentConfig(`allowed.${ns}.svc`);
     pods.push(
       await startAgentPod(cluster, {
         namespace: ns,
@@ -63,7 +63,7 @@ const s = scenario('optin', {
         agentManifest(ns, name, {
           ...healthySpec('signer', PROBE),
           hosts: [`allowed.${ns}.svc`],
-          routing: { serviceName: name, signingKey: { secretKeyRef: { name: 'card-key', key: 'key.jwk' } } },
+          routing: { serviceName: name, ...signingKeyRef('card-key') },
         }),
       ),
     );

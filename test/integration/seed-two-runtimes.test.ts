@@ -10,33 +10,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
+import type { CheckReport } from '../../src/cli/check/check-report.js';
 import { runCli } from '../harness/cli.js';
+import { seedCard } from '../harness/manifests.js';
 import { RUNTIMES, startLocalAgent, type LocalAgent, type Runtime } from '../harness/local-agent.js';
-
-interface CheckJson {
-  consistent: boolean;
-  card: { shape: string };
-  findings: { reason: string }[];
-  interfaces: {
-    url: string;
-    protocolBinding: string;
-    protocolVersion: string;
-    state: string;
-    reason: string;
-    message: string;
-  }[];
-}
-
-const SEED_CARD = {
-  name: 'seed-agent',
-  protocolVersion: '0.3.0',
-  url: 'https://agent.internal:8443',
-  preferredTransport: 'GRPC',
-  additionalInterfaces: [
-    { url: 'https://agent.internal:8443', transport: 'JSONRPC' },
-    { url: 'https://agent.internal:9443', transport: 'GRPC' },
-  ],
-};
 
 /** The expectation table, the same for both runtimes. */
 const EXPECTED = {
@@ -84,7 +61,7 @@ for (const rt of RUNTIMES) {
       interfaces: [
         { url: 'https://agent.internal:8443', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       ],
-      card: { serve: 'json', json: SEED_CARD },
+      card: { serve: 'json', json: seedCard },
     });
     agents.push(http);
     const grpc = await startLocalAgent(rt, { http: false, grpc: { tls: cert, register: false } });
@@ -102,9 +79,10 @@ for (const rt of RUNTIMES) {
       'json',
     ]);
     assert.equal(r.code, EXPECTED.code, r.stderr);
-    const json = JSON.parse(r.stdout) as CheckJson;
+    const json = JSON.parse(r.stdout) as CheckReport;
     assert.equal(json.consistent, false);
     assert.equal(json.card.shape, EXPECTED.shape);
+    assert.match(json.card.digest, /^sha256:[0-9a-f]{64}$/);
     assert.deepEqual(
       json.findings.map((f) => f.reason),
       EXPECTED.findings,

@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import {
   cardDigest,
   CardParseError,
@@ -14,20 +13,16 @@ import {
   staticChecks,
   type ParsedCard,
 } from '../../src/card/index.js';
-import { MemoryStore } from '../../src/controller/agent-memory.js';
 import { mapInterfaces } from '../../src/controller/interface-map.js';
 import { observePods } from '../../src/controller/observe-pods.js';
 import type { ProbeBackend } from '../../src/controller/probe-backend.js';
 import { fetchCard } from '../../src/probe/fetch-card.js';
+import { agentSpec, observeInput } from './observe-fixtures.js';
 
 const IFACE = '{"url":"http://a.ns.svc:8080/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}';
 const withExtra = (extra: string): string => `{"name":"n","supportedInterfaces":[${IFACE}],${extra}}`;
 
-const spec = A2AAgentSpec.parse({
-  selector: { matchLabels: { app: 'a' } },
-  ports: [{ name: 'http', port: 8080 }],
-  card: { port: 'http' },
-});
+const spec = agentSpec();
 
 /** Everything the operator and the CLI do with a parsed document, none of which may throw. */
 function verdictOf(text: string): { invalid?: string; card?: ParsedCard; digest?: string } {
@@ -134,27 +129,7 @@ void test('operator: a card body with Infinity (a backend that skipped the fetch
     fetchCard: () => Promise.resolve({ kind: 'ok', body: JSON.parse(withExtra('"n":1e400')) }),
     probe: () => Promise.reject(new Error('nothing is probed')),
   };
-  const res = await observePods({
-    key: 'ns/a',
-    spec,
-    namespace: 'ns',
-    serviceName: 'a',
-    pods: [
-      {
-        name: 'a-0',
-        uid: 'u',
-        ip: '10.0.0.1',
-        candidate: true,
-        terminating: false,
-        containerPorts: {},
-        gateListed: false,
-      },
-    ],
-    memory: new MemoryStore().for('ns/a', 1),
-    backend,
-    credentials: {},
-    now: () => 1_000_000,
-  });
+  const res = await observePods(observeInput(spec, backend));
   const card = res.observations[0]?.card;
   assert.equal(card?.ok, false);
   assert.equal(card && !card.ok && card.reason, 'CardInvalid');

@@ -7,25 +7,10 @@ import {
   interfaceEligibility,
   parseCard,
   staticChecks,
-  type ParsedCard,
 } from '../../src/card/index.js';
+import { parsed, seedRaw } from './reconcile-fixtures.js';
 
-function parsed(json: unknown): ParsedCard {
-  const card = parseCard(json);
-  if (card instanceof CardParseError) throw card;
-  return card;
-}
-
-const seedCard = {
-  name: 'seed',
-  protocolVersion: '0.3.0',
-  url: 'https://agent.internal:8443',
-  preferredTransport: 'GRPC',
-  additionalInterfaces: [
-    { url: 'https://agent.internal:8443', transport: 'JSONRPC' },
-    { url: 'https://agent.internal:9443', transport: 'GRPC' },
-  ],
-};
+const seedCard = seedRaw();
 
 void test('v1.0 card: interfaces in card order, first preferred, tenant kept, empty tenant dropped', () => {
   const card = parsed({

@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import { InterfaceState } from '../../src/api/conditions.js';
 import { CardParseError, parseCard, type CardInterface, type ParsedCard } from '../../src/card/index.js';
 import { MemoryStore } from '../../src/controller/agent-memory.js';
@@ -13,6 +12,7 @@ import { observePods } from '../../src/controller/observe-pods.js';
 import { recordProbe } from '../../src/controller/probe-memory.js';
 import { LiveProbeBackend } from '../../src/operator/live-probe-backend.js';
 import { Prober } from '../../src/probe/index.js';
+import { agentSpec, observeInput, podA0 } from './observe-fixtures.js';
 
 /**
  * A TCP server that accepts and never answers; counts the connections that sent something (a
@@ -212,37 +212,18 @@ void test('observePods: a verified interface whose probe is cut by the reconcile
   const port = (server.address() as AddressInfo).port;
   const prober = new Prober();
   const backend = new LiveProbeBackend(prober);
-  const spec = A2AAgentSpec.parse({
-    selector: { matchLabels: { app: 'a' } },
-    ports: [{ name: 'http', port }],
-    card: { port: 'http' },
-    probe: { periodSeconds: 30, timeoutSeconds: 20, failureThreshold: 1 },
-  });
+  const spec = agentSpec(port, { probe: { periodSeconds: 30, timeoutSeconds: 20, failureThreshold: 1 } });
   const memory = new MemoryStore().for('ns/a', 1);
   let shift = 0;
   const observe = (signal?: AbortSignal) =>
-    observePods({
-      key: 'ns/a',
-      spec,
-      namespace: 'ns',
-      serviceName: 'a',
-      pods: [
-        {
-          name: 'a-0',
-          uid: 'u',
-          ip: '127.0.0.1',
-          candidate: true,
-          terminating: false,
-          containerPorts: {},
-          gateListed: false,
-        },
-      ],
-      memory,
-      backend,
-      credentials: {},
-      now: () => Date.now() + shift,
-      signal,
-    });
+    observePods(
+      observeInput(spec, backend, {
+        pods: [podA0('127.0.0.1')],
+        memory,
+        now: () => Date.now() + shift,
+        signal,
+      }),
+    );
   try {
     const first = await observe();
     const v1 = [...first.observations[0]!.verdicts.values()][0]!;

@@ -6,12 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import { CardParseError, parseCard, type ParsedCard } from '../../src/card/index.js';
 import { observePods } from '../../src/controller/observe-pods.js';
-import { MemoryStore } from '../../src/controller/agent-memory.js';
 import type { ProbeBackend, ProbeRequest } from '../../src/controller/probe-backend.js';
 import { Prober } from '../../src/probe/index.js';
+import { agentSpec, observeInput } from './observe-fixtures.js';
 
 void test('Prober: a probe whose turn comes after notAfter answers Pending and is not dialled', async () => {
   const sockets = new Set<Socket>();
@@ -49,11 +48,7 @@ void test('Prober: a probe whose turn comes after notAfter answers Pending and i
 });
 
 void test('observePods: deferred probes keep the interface Pending and make the next reconcile due now', async () => {
-  const spec = A2AAgentSpec.parse({
-    selector: { matchLabels: { app: 'a' } },
-    ports: [{ name: 'http', port: 8080 }],
-    card: { port: 'http' },
-  });
+  const spec = agentSpec();
   const now = 1_000_000;
   const seen: ProbeRequest[] = [];
   const backend: ProbeBackend = {
@@ -82,28 +77,7 @@ void test('observePods: deferred probes keep the interface Pending and make the 
       );
     },
   };
-  const res = await observePods({
-    key: 'ns/a',
-    spec,
-    namespace: 'ns',
-    serviceName: 'a',
-    pods: [
-      {
-        name: 'a-0',
-        uid: 'u',
-        ip: '10.0.0.1',
-        candidate: true,
-        terminating: false,
-        containerPorts: {},
-        gateListed: false,
-      },
-    ],
-    memory: new MemoryStore().for('ns/a', 1),
-    backend,
-    credentials: {},
-    now: () => now,
-    probeBudgetMs: 5_000,
-  });
+  const res = await observePods(observeInput(spec, backend, { now: () => now, probeBudgetMs: 5_000 }));
   assert.ok(
     seen.every((r) => r.notAfter === now + 5_000),
     'the budget reaches the backend',

@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1EndpointSlice } from '@kubernetes/client-node';
-import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import { InterfaceState } from '../../src/api/conditions.js';
 import { observePods } from '../../src/controller/observe-pods.js';
 import type { ProbeBackend } from '../../src/controller/probe-backend.js';
 import { MemoryStore, podMemory } from '../../src/controller/agent-memory.js';
 import { recordProbe, seededRecord, seedFromRouting, seedKey } from '../../src/controller/probe-memory.js';
+import { agentSpec, observeInput } from './observe-fixtures.js';
 
 const slice = (port: string, endpoints: { uid: string; ip: string; ready?: boolean }[]): V1EndpointSlice => ({
   addressType: 'IPv4',
@@ -87,11 +87,7 @@ describe('MemoryStore: one memory per agent object', () => {
 });
 
 describe('observePods with a seed (a restart under a one-probe blip)', () => {
-  const spec = A2AAgentSpec.parse({
-    selector: { matchLabels: { app: 'a' } },
-    ports: [{ name: 'http', port: 8080 }],
-    card: { port: 'http' },
-  });
+  const spec = agentSpec();
   const url = 'http://a.ns.svc:8080/one';
   const key = `JSONRPC|1.0|${url}|`;
   const backend = (state: InterfaceState): ProbeBackend => ({
@@ -105,28 +101,13 @@ describe('observePods with a seed (a restart under a one-probe blip)', () => {
       }),
     probe: () => Promise.resolve({ state, reason: state, message: 'connect ECONNREFUSED', durationMs: 1 }),
   });
-  const pod = {
-    name: 'a-0',
-    uid: 'u',
-    ip: '10.0.0.1',
-    candidate: true,
-    terminating: false,
-    containerPorts: {},
-    gateListed: false,
-  };
   const observe = (seed?: Map<string, Set<string>>) =>
-    observePods({
-      key: 'ns/a',
-      spec,
-      namespace: 'ns',
-      serviceName: 'a',
-      pods: [pod],
-      memory: new MemoryStore().for('ns/a', 1, 'uid'),
-      backend: backend(InterfaceState.Unreachable),
-      credentials: {},
-      now: () => 1_000_000,
-      ...(seed ? { seed } : {}),
-    });
+    observePods(
+      observeInput(spec, backend(InterfaceState.Unreachable), {
+        memory: new MemoryStore().for('ns/a', 1, 'uid'),
+        ...(seed ? { seed } : {}),
+      }),
+    );
 
   it('routed and advertised before: the first failure keeps it Verified, with the failure pending', async () => {
     const res = await observe(new Map([[seedKey('u', '10.0.0.1'), new Set([key])]]));

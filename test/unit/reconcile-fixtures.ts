@@ -1,7 +1,9 @@
 /**
  * Builders for the pure reconcile core's inputs (decide, planRouting, advertisedCard): specs,
- * cards, pods and their verdicts, plus a seeded PRNG for randomized property tests.
+ * cards, pods and their verdicts, plus a seeded PRNG for randomized property tests; and the API
+ * objects the reconciler tests serve it (an A2AAgent, a ready pod, a one-interface card).
  */
+import type { V1Pod } from '@kubernetes/client-node';
 import { A2AAgentSpec, type A2AAgentSpecInput } from '../../src/api/a2aagent.js';
 import { InterfaceState } from '../../src/api/conditions.js';
 import {
@@ -20,6 +22,7 @@ import {
   type PodCard,
   type PodObservation,
 } from '../../src/controller/observed.js';
+import type { AgentObject } from '../../src/controller/reconciler.js';
 
 export const NOW = new Date('2030-01-01T00:00:00.000Z');
 export const LATER = new Date('2030-01-01T00:05:00.000Z');
@@ -168,6 +171,38 @@ export function input(partial: Partial<DecideInput> & Pick<DecideInput, 'pods'>)
     specProblems: [],
     now: NOW,
     ...partial,
+  };
+}
+
+/** A v1.0 card with one interface: JSON-RPC at http://a.ns.svc:8080/rpc (agent `a`'s Service). */
+export const oneInterfaceCard = {
+  name: 'a',
+  supportedInterfaces: [
+    { url: 'http://a.ns.svc:8080/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+  ],
+};
+
+/** A2AAgent ns/a (uid u1, generation 1) selecting app=a, its card on port `http` 8080; `spec` adds to that. */
+export function agentObject(spec: Record<string, unknown>, resourceVersion: string): AgentObject {
+  return {
+    apiVersion: 'a2a.dev/v1alpha1',
+    kind: 'A2AAgent',
+    metadata: { name: 'a', namespace: 'ns', uid: 'u1', generation: 1, resourceVersion },
+    spec: {
+      selector: { matchLabels: { app: 'a' } },
+      ports: [{ name: 'http', port: 8080 }],
+      card: { port: 'http' },
+      ...spec,
+    },
+  };
+}
+
+/** Pod a-0 (uid p1) of agent a: Running and Ready at 10.0.0.1. */
+export function readyPod(): V1Pod {
+  return {
+    metadata: { name: 'a-0', namespace: 'ns', uid: 'p1', labels: { app: 'a' } },
+    spec: { containers: [{ name: 'c' }] },
+    status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] },
   };
 }
 

@@ -4,7 +4,6 @@
 // moves only when an interface was probed (card fetches alone do not keep an agent "fresh").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { V1Pod } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { AgentReconciler, type AgentObject } from '../../src/controller/reconciler.js';
 import type { ProbeBackend } from '../../src/controller/probe-backend.js';
@@ -12,13 +11,9 @@ import type { ApiRequest, KubeClient } from '../../src/kube/client.js';
 import { ApiError } from '../../src/kube/errors.js';
 import type { EventRecorder } from '../../src/kube/events.js';
 import { OperatorMetrics } from '../../src/operator/metrics.js';
+import { agentObject, oneInterfaceCard, readyPod } from './reconcile-fixtures.js';
 
-const card = {
-  name: 'a',
-  supportedInterfaces: [
-    { url: 'http://a.ns.svc:8080/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-  ],
-};
+const card = oneInterfaceCard;
 
 interface Options {
   /** Non-GET requests to this resource are refused with 403. */
@@ -28,23 +23,11 @@ interface Options {
 
 function fixture(opts: Options = {}) {
   let rv = 10;
-  let agent: AgentObject | undefined = {
-    apiVersion: 'a2a.dev/v1alpha1',
-    kind: 'A2AAgent',
-    metadata: { name: 'a', namespace: 'ns', uid: 'u1', generation: 1, resourceVersion: String(rv) },
-    spec: {
-      selector: { matchLabels: { app: 'a' } },
-      ports: [{ name: 'http', port: 8080 }],
-      card: { port: 'http' },
-      routing: { mode: 'Enforce' },
-      probe: { failureThreshold: 1 },
-    },
-  };
-  const pod: V1Pod = {
-    metadata: { name: 'a-0', namespace: 'ns', uid: 'p1', labels: { app: 'a' } },
-    spec: { containers: [{ name: 'c' }] },
-    status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] },
-  };
+  let agent: AgentObject | undefined = agentObject(
+    { routing: { mode: 'Enforce' }, probe: { failureThreshold: 1 } },
+    String(rv),
+  );
+  const pod = readyPod();
   const request = (req: ApiRequest): Promise<unknown> => {
     if (req.path.endsWith('/status') && req.path.includes('a2aagents')) {
       return Promise.resolve({

@@ -5,39 +5,20 @@
 // transition again. The reconciler now reads its own status writes until the cache catches up.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { V1Pod } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { AgentReconciler, type AgentObject } from '../../src/controller/reconciler.js';
+import { AgentReconciler } from '../../src/controller/reconciler.js';
 import type { ProbeBackend } from '../../src/controller/probe-backend.js';
 import type { ApiRequest, KubeClient } from '../../src/kube/client.js';
 import { ApiError } from '../../src/kube/errors.js';
 import type { EventRecorder } from '../../src/kube/events.js';
+import { agentObject, oneInterfaceCard, readyPod } from './reconcile-fixtures.js';
 
-const card = {
-  name: 'a',
-  supportedInterfaces: [
-    { url: 'http://a.ns.svc:8080/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-  ],
-};
+const card = oneInterfaceCard;
 
 function fixture() {
   let rv = 10;
-  const agent: AgentObject = {
-    apiVersion: 'a2a.dev/v1alpha1',
-    kind: 'A2AAgent',
-    metadata: { name: 'a', namespace: 'ns', uid: 'u1', generation: 1, resourceVersion: String(rv) },
-    spec: {
-      selector: { matchLabels: { app: 'a' } },
-      ports: [{ name: 'http', port: 8080 }],
-      card: { port: 'http' },
-      routing: { mode: 'Observe' },
-    },
-  };
-  const pod: V1Pod = {
-    metadata: { name: 'a-0', namespace: 'ns', uid: 'p1', labels: { app: 'a' } },
-    spec: { containers: [{ name: 'c' }] },
-    status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] },
-  };
+  const agent = agentObject({ routing: { mode: 'Observe' } }, String(rv));
+  const pod = readyPod();
   const statusWrites: unknown[] = [];
   const client = {
     request: (req: ApiRequest) => {

@@ -1,0 +1,52 @@
+/**
+ * Builders for observePods' input: agent `a` in namespace `ns` with one candidate pod `a-0`, the
+ * setup the probe tests (budget, abort, memory seed, every JSON value) share.
+ */
+import { A2AAgentSpec, type A2AAgentSpecInput } from '../../src/api/a2aagent.js';
+import { MemoryStore } from '../../src/controller/agent-memory.js';
+import type { ObserveInput } from '../../src/controller/observe-pods.js';
+import type { ObservedPod } from '../../src/controller/observed.js';
+import type { ProbeBackend } from '../../src/controller/probe-backend.js';
+
+/** Agent `a`: its card served on the one port, `http`. */
+export function agentSpec(port = 8080, extra: Partial<A2AAgentSpecInput> = {}): A2AAgentSpec {
+  return A2AAgentSpec.parse({
+    selector: { matchLabels: { app: 'a' } },
+    ports: [{ name: 'http', port }],
+    card: { port: 'http' },
+    ...extra,
+  });
+}
+
+/** Pod `a-0` (uid `u`): a candidate, not terminating, not gated, no named container ports. */
+export function podA0(ip = '10.0.0.1'): ObservedPod {
+  return {
+    name: 'a-0',
+    uid: 'u',
+    ip,
+    candidate: true,
+    terminating: false,
+    containerPorts: {},
+    gateListed: false,
+  };
+}
+
+/** observePods' input for agent ns/a and pod a-0 with fresh memory at a fixed clock; `rest` overrides any field. */
+export function observeInput(
+  spec: A2AAgentSpec,
+  backend: ProbeBackend,
+  rest: Partial<ObserveInput> = {},
+): ObserveInput {
+  return {
+    key: 'ns/a',
+    spec,
+    namespace: 'ns',
+    serviceName: 'a',
+    pods: [podA0()],
+    memory: new MemoryStore().for('ns/a', 1),
+    backend,
+    credentials: {},
+    now: () => 1_000_000,
+    ...rest,
+  };
+}
