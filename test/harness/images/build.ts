@@ -207,7 +207,9 @@ export function buildAgentImage(baseKey: string, log: (line: string) => void): B
         buildah(
           [
             'bud',
+            // buildah refuses --force-rm without --layers or --no-cache
             '--force-rm',
+            '--layers',
             '--pull=never',
             '--runtime',
             runtimePath(),
