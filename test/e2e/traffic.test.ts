@@ -259,7 +259,10 @@ describe('traffic through the Service', () => {
     while (Date.now() < stop + 2000) {
       const at = Date.now();
       const items = await listOwned(cluster, ns).catch(() => undefined);
-      if (!items) continue;
+      if (!items) {
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
       observations++;
       const routed = (port: string): string[] =>
         items
