@@ -113,6 +113,11 @@ export interface AgentConfig {
   echoHeaders?: boolean;
   /** Answer each message with a completed Task kept in the agent's own store (JS only), not a Message. */
   replyWithTask?: boolean;
+  /**
+   * The text every message is answered with (default `ok`): a pod's own name here lets a client
+   * calling through a Service say which pod answered (test/e2e/traffic.test.ts).
+   */
+  replyText?: string;
   /** `capabilities` of the card. Default: all false, no extensions. */
   capabilities?: DeclaredCapabilities;
   /**

@@ -13,8 +13,8 @@ import {
 import type { CancelTaskRequest, GetTaskRequest, SendMessageRequest } from '@a2a-js/sdk';
 import type { AgentConfig, SeenGetTask } from './agent-config.js';
 
-/** Answers every message with one agent message ("ok"): what a real client's sendMessage gets back. */
-const echoExecutor: AgentExecutor = {
+/** Answers every message with one agent message (`text`): what a real client's sendMessage gets back. */
+const echoExecutor = (text: string): AgentExecutor => ({
   execute: async (ctx, bus) => {
     bus.publish({
       kind: 'message',
@@ -24,7 +24,7 @@ const echoExecutor: AgentExecutor = {
         taskId: '',
         role: Role.ROLE_AGENT,
         parts: [
-          { content: { $case: 'text', value: 'ok' }, metadata: undefined, filename: '', mediaType: '' },
+          { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' },
         ],
         metadata: undefined,
         extensions: [],
@@ -35,7 +35,7 @@ const echoExecutor: AgentExecutor = {
     return Promise.resolve();
   },
   cancelTask: () => Promise.resolve(),
-};
+});
 
 /** Answers every message with a completed Task kept in the handler's store (GetTask finds it). */
 const taskExecutor: AgentExecutor = {
@@ -75,12 +75,13 @@ export class RecordingRequestHandler extends DefaultRequestHandler {
     private readonly getTaskError?: AgentConfig['getTaskError'],
     served: AgentCard = card,
     replyWithTask = false,
+    replyText = 'ok',
   ) {
     // The extended card (when served) is the published one: enough to show the method is there.
     super(
       served,
       new InMemoryTaskStore(),
-      replyWithTask ? taskExecutor : echoExecutor,
+      replyWithTask ? taskExecutor : echoExecutor(replyText),
       undefined,
       undefined,
       undefined,

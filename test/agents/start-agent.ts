@@ -181,6 +181,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     config.getTaskError,
     sdkCard(published, { ...config.capabilities, ...config.servedCapabilities }),
     config.replyWithTask,
+    config.replyText,
   );
 
   if (config.grpc && ports.grpc !== undefined) {

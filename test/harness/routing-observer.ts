@@ -32,6 +32,17 @@ export class Transitions {
     return state;
   }
 
+  /** Whether the address was down at any instant of [from, to]. */
+  downDuring(ip: string, from: number, to: number): boolean {
+    let state = false;
+    for (const [t, up] of this.h.get(ip) ?? []) {
+      if (t > to) break;
+      if (t <= from) state = up;
+      else if (!up) return true;
+    }
+    return !state;
+  }
+
   /** The address's transitions since `from`, relative to `to` (for a violation's message). */
   describe(ip: string, from: number, to: number): string {
     const list = this.h.get(ip) ?? [];
@@ -78,7 +89,7 @@ const MANAGED = 'app.kubernetes.io/managed-by=a2a-operator';
  * a second; a kubectl process costs ~50 ms of CPU (/usr/bin/time), so a process per observation
  * took about one of the machine's two cores from the operator under test.
  */
-export async function listOwned(cluster: Cluster, ns: string): Promise<OwnedItem[]> {
+export async function listOwned(cluster: Pick<Cluster, 'kc'>, ns: string): Promise<OwnedItem[]> {
   const [slices, maps] = await Promise.all([
     cluster.kc
       .makeApiClient(k8s.DiscoveryV1Api)

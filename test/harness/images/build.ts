@@ -9,7 +9,9 @@
  *   node_modules into one ES module (esbuild, on the host: no npm in the build, nothing but the
  *   agent's own code and dependencies in the image), and the Go agent binary from
  *   buildGoAgent (linked against glibc only, which bookworm has). Entrypoint: the JS agent;
- *   `/app/go-agent '<AgentConfig json>'` as the command runs the Go one.
+ *   `/app/go-agent '<AgentConfig json>'` as the command runs the Go one. Also the SDK client
+ *   of the traffic test, test/agents/traffic-client.ts, bundled likewise:
+ *   `node /app/traffic-client.mjs '<options json>'` as the command.
  */
 import {
   copyFileSync,
@@ -59,7 +61,7 @@ export const OPERATOR_INPUTS = [
 
 const AGENT_CONTAINERFILE = `FROM ${NODE_BASE_REF}
 WORKDIR /app
-COPY agent-server.mjs go-agent ./
+COPY agent-server.mjs traffic-client.mjs go-agent ./
 USER 65532:65532
 ENTRYPOINT ["node", "/app/agent-server.mjs"]
 `;
@@ -162,19 +164,23 @@ export function buildOperatorImage(baseKey: string, log: (line: string) => void)
   );
 }
 
-/** The test agents of both runtimes (see the file comment). */
+/** Programs bundled into the agent image, each to /app/<name>.mjs (see the file comment). */
+const AGENT_BUNDLES = ['agent-server', 'traffic-client'];
+
+/** The test agents of both runtimes and the traffic client (see the file comment). */
 export function buildAgentImage(baseKey: string, log: (line: string) => void): BuiltImage {
   const goAgent = buildGoAgent(log);
   const hash = contentHash(
     REPO_ROOT,
     [
       `base ${baseKey}`,
-      'agent recipe 1',
+      'agent recipe 2',
       `esbuild ${esbuildVersion()}`,
       basename(dirname(goAgent)),
       AGENT_CONTAINERFILE,
     ],
-    ['test/agents', 'package-lock.json'],
+    // the traffic client's message builder lives in src/client
+    ['test/agents', 'src/client/text-message.ts', 'package-lock.json'],
   );
   const ref = `localhost/a2a-test-agent:${hash}`;
   return ensureImage(
@@ -183,8 +189,9 @@ export function buildAgentImage(baseKey: string, log: (line: string) => void): B
     () =>
       withScratchDir('a2a-agent-build-', (ctx) => {
         buildSync({
-          entryPoints: [join(REPO_ROOT, 'test', 'agents', 'agent-server.ts')],
-          outfile: join(ctx, 'agent-server.mjs'),
+          entryPoints: AGENT_BUNDLES.map((name) => join(REPO_ROOT, 'test', 'agents', `${name}.ts`)),
+          outdir: ctx,
+          outExtension: { '.js': '.mjs' },
           bundle: true,
           platform: 'node',
           format: 'esm',
