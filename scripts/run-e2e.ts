@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startRealCluster, type RealCluster } from '../test/harness/real-cluster/cluster.js';
-import { describeForTests } from '../test/e2e/fixture.js';
+import { describeForTests } from '../test/e2e/cluster-handle.js';
 import { startChildrenInOwnGroups } from '../test/harness/process.js';
 
 // The cluster's processes get process groups of their own: a Ctrl-C reaches the tests and this
