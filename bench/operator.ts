@@ -288,6 +288,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     kubeconfig: cluster.kubeconfigPath,
     namespaces: [ns],
     dist: true,
+    nodeArgs: opts.operatorNodeArgs.split(/\s+/).filter(Boolean),
     // Production logging (the harness default is debug), and the concurrency the bare loop used.
     extraArgs: [
       '--log-level=info',
