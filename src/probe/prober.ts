@@ -19,7 +19,7 @@ import { displayUrl } from '../text/display-url.js';
 import { redactCredentials } from '../text/redact-credentials.js';
 import { abortedVerdict } from './aborted-verdict.js';
 import { ConcurrencyLimit, KeyedConcurrencyLimit } from './concurrency-limit.js';
-import { untilAborted, withDeadline } from './deadline.js';
+import { cancellableDeadline, untilAborted, withDeadline } from './deadline.js';
 import { hostPort, type DialTarget } from './dial-target.js';
 import { fetchCard, type FetchCardOptions, type FetchCardResult } from './fetch-card.js';
 import { GrpcChannels, type GrpcChannelKey } from './grpc-channels.js';
@@ -137,13 +137,14 @@ export class Prober {
     // Everything a probe does (attempt, retry, gRPC diagnosis) is cut at notAfter + timeoutMs
     // + 1 s, answering Pending: a reconcile's probing ends within its budget plus one timeout
     // (observe-pods.ts). A cut attempt's own I/O is cancelled by the same signal.
-    const signals = [
-      ...(opts.signal ? [opts.signal] : []),
-      ...(opts.notAfter !== undefined
-        ? [AbortSignal.timeout(Math.max(0, opts.notAfter - Date.now()) + opts.timeoutMs + HARD_STOP_SLACK_MS)]
-        : []),
-    ];
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const hardStop =
+      opts.notAfter !== undefined
+        ? cancellableDeadline(
+            Math.max(0, opts.notAfter - Date.now()) + opts.timeoutMs + HARD_STOP_SLACK_MS,
+            opts.signal,
+          )
+        : undefined;
+    const signal = hardStop?.signal ?? opts.signal;
     const label = `${iface.protocolBinding} ${displayUrl(iface.url)}`;
     const v = await this.schedule(opts.agent, async () => {
       if (signal?.aborted) return abortedVerdict(label);
@@ -160,7 +161,7 @@ export class Prober {
         if (signal?.aborted) return abortedVerdict(label);
         throw err;
       }
-    });
+    }).finally(() => hardStop?.cancel());
     return { ...v, durationMs: Math.round((performance.now() - started) * 10) / 10 };
   }
 
