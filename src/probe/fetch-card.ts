@@ -64,7 +64,8 @@ function header(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function urlHostOf(hostHeader: string): string {
+/** The host part of a Host header value (`host[:port]`, `[v6]:port`): TLS SNI and certificate name. */
+export function urlHostOf(hostHeader: string): string {
   try {
     return new URL(`http://${hostHeader}`).hostname.replace(/^\[|\]$/g, '');
   } catch {
