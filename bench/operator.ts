@@ -288,6 +288,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     kubeconfig: cluster.kubeconfigPath,
     namespaces: [ns],
     dist: true,
+    nodeArgs: opts.operatorNodeArgs.split(/\s+/).filter(Boolean),
     // Production logging (the harness default is debug), and the concurrency the bare loop used.
     extraArgs: [
       '--log-level=info',
@@ -541,12 +542,15 @@ async function cleanup(cluster: Cluster | undefined, state: RunState): Promise<v
 
 const PLOT = 'benchmarks-cost.svg';
 
-/** The section of the results file with bench:fleet and bench:probe figures (pasted by hand), kept across reruns of `npm run bench`. */
-const PROBE_SECTION = /<!-- bench:probe -->[\s\S]*<!-- \/bench:probe -->/;
-
-function keptProbeSection(file: string): string {
+/**
+ * Sections of the results file written by hand, kept across reruns of `npm run bench`:
+ * `probe` (bench:fleet and bench:probe figures) and `changes` (what changed in the operator,
+ * with before/after figures and profiles).
+ */
+function keptSection(file: string, name: 'probe' | 'changes'): string {
   try {
-    return PROBE_SECTION.exec(readFileSync(file, 'utf8'))?.[0] ?? '';
+    const re = new RegExp(`<!-- bench:${name} -->[\\s\\S]*<!-- /bench:${name} -->`);
+    return re.exec(readFileSync(file, 'utf8'))?.[0] ?? '';
   } catch {
     return '';
   }
@@ -559,6 +563,7 @@ function document(
   results: readonly SizeResult[],
   loadAtStart: number,
   probeSection: string,
+  changesSection = '',
 ): string {
   const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
   const largest = results[results.length - 1]!.point;
@@ -633,7 +638,7 @@ ${sections}
 
 ${probeSection || '`npm run bench:fleet -- --agents 1000` starts the multiplexed fleet alone and dials every address; `npm run bench:probe` prints the Prober against the SDK client, a minimal undici JSON-RPC request and a minimal grpc-js unary call on the same agents in the same run. Their figures, pasted between `<!-- bench:probe -->` and `<!-- /bench:probe -->`, are kept when `npm run bench` rewrites this file.'}
 
-## How each number is measured
+${changesSection ? `## What changed in the operator, measured\n\n${changesSection}\n\n` : ''}## How each number is measured
 
 - **Fleet**: time from the first \`ip netns\` until every fleet process bound every address and every Pod
   object exists; RSS is each fleet process's own \`process.memoryUsage().rss\`, summed. \`npm run bench:fleet\`
@@ -714,7 +719,18 @@ async function main(): Promise<number> {
       const out = resolve(REPO_ROOT, opts.out);
       mkdirSync(dirname(out), { recursive: true });
       writeFileSync(join(dirname(out), PLOT), await costSvg(points));
-      writeFileSync(out, document(opts, argv, cluster, results, loadAtStart, keptProbeSection(out)));
+      writeFileSync(
+        out,
+        document(
+          opts,
+          argv,
+          cluster,
+          results,
+          loadAtStart,
+          keptSection(out, 'probe'),
+          keptSection(out, 'changes'),
+        ),
+      );
       log(`wrote ${opts.out} and ${join(dirname(opts.out), PLOT)}`);
     }
     return 0;

@@ -20,6 +20,8 @@ export interface BenchOptions {
   seed: number;
   write: boolean;
   out: string;
+  /** Node.js options for the operator process only, before its entry point, e.g. --cpu-prof. */
+  operatorNodeArgs: string;
 }
 
 export const usage = `usage: npm run bench -- [options]
@@ -47,6 +49,10 @@ writes them to docs/benchmarks.md.
   --out <file>              results file (default docs/benchmarks.md)
   --no-write                print only; leave the results file and the plot alone
   --no-build                run the existing dist/ (default: npm run build first)
+  --operator-node-args <s>  Node.js options for the operator process only, space-separated,
+                            before its entry point (e.g. --operator-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof
+                            --heapsnapshot-signal=SIGUSR2"); profiles are written when the
+                            bench stops the operator (SIGTERM, graceful exit)
   -h, --help
 `;
 
@@ -77,6 +83,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
       seed: { type: 'string' },
       out: { type: 'string' },
       sizes: { type: 'string' },
+      'operator-node-args': { type: 'string' },
       'no-write': { type: 'boolean' },
       'no-build': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -104,5 +111,6 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     seed: positive(values.seed, 'seed', 1),
     write: !values['no-write'],
     out: values.out ?? 'docs/benchmarks.md',
+    operatorNodeArgs: values['operator-node-args'] ?? '',
   };
 }

@@ -6,7 +6,7 @@
  * routed now (probe-memory.ts). Keyed by the agent's UID as well as its name: an agent deleted
  * and recreated under the same name starts afresh.
  */
-import type { ProbeRecord } from './probe-memory.js';
+import type { CapabilityRecord, ProbeRecord } from './probe-memory.js';
 import type { PodCard } from './observed.js';
 import type { CapabilityFinding } from './probe-backend.js';
 import type { ConditionInput } from '../api/condition-helpers.js';
@@ -25,7 +25,7 @@ export interface PodMemory {
   card?: CardMemory;
   probes: Map<string, ProbeRecord>;
   /** interfaceKey → the last capability findings of that verified interface, and when they are due again. */
-  capabilities?: Map<string, { findings: CapabilityFinding[]; dueAt: number }>;
+  capabilities?: Map<string, CapabilityRecord<CapabilityFinding>>;
 }
 
 export interface AgentMemory {

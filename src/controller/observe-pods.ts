@@ -28,7 +28,16 @@ import {
 } from './observed.js';
 import { podPort, serviceHostNames } from './port-mapping.js';
 import type { ProbeBackend, ProbeCredentials } from './probe-backend.js';
-import { isDue, jitteredPeriod, recordProbe, seededRecord, seedKey, staticVerdict } from './probe-memory.js';
+import {
+  capabilitiesDue,
+  capabilitiesDueAt,
+  isDue,
+  jitteredPeriod,
+  recordProbe,
+  seededRecord,
+  seedKey,
+  staticVerdict,
+} from './probe-memory.js';
 
 /**
  * How long one reconcile keeps starting probes. An agent with many slow interfaces (each up to
@@ -248,7 +257,7 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
           }
           verdicts.set(m.key, mem.probes.get(m.key)!.verdict);
           if (mem.probes.get(m.key)!.verdict.state === InterfaceState.Verified)
-            await observeCapabilities(input, mem, m.key, m.iface, port, pod, card.card.raw, notAfter);
+            await observeCapabilities(input, mem, m.key, m.iface, port, pod, card, notAfter);
           else mem.capabilities?.delete(m.key);
         }),
       );
@@ -270,9 +279,11 @@ export async function observePods(input: ObserveInput): Promise<ObserveResult> {
 }
 
 /**
- * Capability truth for one interface verified on this pod (DESIGN 5.4): the three calls, at most
- * once per (jittered) period, at the pod's first address. Findings not due are kept; a backend
- * without capability probes, or a run out of time, leaves what memory holds.
+ * Capability truth for one interface verified on this pod (DESIGN 5.4): the three calls at the
+ * pod's first address, when the interface is verified anew or its card changed, then every
+ * CAPABILITY_PERIODS (jittered) periods while the findings are conclusive (every period while
+ * not). Findings not due are kept; a backend without capability probes, or a run out of time,
+ * leaves what memory holds.
  */
 async function observeCapabilities(
   input: ObserveInput,
@@ -281,13 +292,13 @@ async function observeCapabilities(
   iface: CardInterface,
   port: number,
   pod: ObservedPod,
-  raw: Record<string, unknown>,
+  card: Extract<PodCard, { ok: true }>,
   notAfter: number,
 ): Promise<void> {
   const probe = input.backend.probeCapabilities?.bind(input.backend);
   if (!probe) return;
   const record = mem.capabilities?.get(key);
-  if (record && record.dueAt > input.now()) return;
+  if (!capabilitiesDue(record, input.now(), card.digest)) return;
   const findings = await probe({
     agent: input.key,
     address: podAddresses(pod)[0]!,
@@ -297,14 +308,20 @@ async function observeCapabilities(
     notAfter,
     signal: input.signal,
     ...input.credentials,
-    claims: capabilityClaims(raw),
+    claims: capabilityClaims(card.card.raw),
   });
   // Not probed this time (out of time, aborted): keep what is known, try next reconcile.
   if (findings.every((f) => f.state === CapabilityState.NotProbed) && record) return;
   mem.capabilities ??= new Map();
   mem.capabilities.set(key, {
     findings,
-    dueAt: input.now() + jitteredPeriod(input.spec.probe.periodSeconds * 1000, input.random ?? Math.random),
+    dueAt: capabilitiesDueAt(
+      findings,
+      input.now(),
+      input.spec.probe.periodSeconds * 1000,
+      input.random ?? Math.random,
+    ),
+    digest: card.digest,
   });
 }
 

@@ -13,7 +13,7 @@
  *   its first failure is a first failure, reprobed fast, not a withdrawal.
  */
 import type { V1EndpointSlice } from '@kubernetes/client-node';
-import { InterfaceState } from '../api/conditions.js';
+import { CapabilityState, InterfaceState } from '../api/conditions.js';
 import { slicePortName, type PublishedInterface } from '../routing/shrink.js';
 import type { InterfaceVerdict } from './observed.js';
 
@@ -112,6 +112,49 @@ export function staticVerdict(state: InterfaceState, reason: string, message: st
  */
 export function isDue(dueAt: number, now: number, periodMs: number, steady: boolean): boolean {
   return now >= dueAt - (steady ? periodMs / 4 : 0);
+}
+
+/**
+ * Capability calls (DESIGN 5.4) are three per verified interface: at the probe period they were
+ * three times the probe traffic, and most of the operator's CPU (docs/benchmarks.md). A claim
+ * rarely changes without the card changing, so conclusive findings are rechecked every this
+ * many periods; a new card (digest), an interface verified again, or findings that proved
+ * nothing (NotProbed, Inconclusive) are checked at once or at the next period.
+ */
+export const CAPABILITY_PERIODS = 10;
+
+/** The capability findings kept for one verified interface, and when they are due again. */
+export interface CapabilityRecord<F extends { state: string } = { state: string }> {
+  findings: F[];
+  /** Epoch ms when the three calls are due again. */
+  dueAt: number;
+  /** Digest of the card the findings were made against: a new card is checked at once. */
+  digest?: string;
+}
+
+/** Whether an interface's capability calls run in this reconcile. */
+export function capabilitiesDue(
+  record: CapabilityRecord | undefined,
+  now: number,
+  digest: string | undefined,
+): boolean {
+  return !record || record.digest !== digest || now >= record.dueAt;
+}
+
+/**
+ * When findings just made are due again: CAPABILITY_PERIODS periods when every finding is
+ * conclusive, one period when any proved nothing (out of time, a timeout, a 500).
+ */
+export function capabilitiesDueAt(
+  findings: readonly { state: string }[],
+  now: number,
+  periodMs: number,
+  random: () => number,
+): number {
+  const conclusive = findings.every(
+    (f) => f.state !== CapabilityState.NotProbed && f.state !== CapabilityState.Inconclusive,
+  );
+  return now + jitteredPeriod(periodMs * (conclusive ? CAPABILITY_PERIODS : 1), random);
 }
 
 /** Key of the seed map: a pod at one address (a re-addressed pod is a new endpoint). */

@@ -128,7 +128,8 @@ export interface ReconcileObserver {
 export type CardSigner = (card: Record<string, unknown>, jwk: string) => Promise<Record<string, unknown>>;
 
 /** A read-only cache of one kind (one informer, or one per watched namespace). */
-export type Cache<T> = Pick<Informer<T & KubernetesObject>, 'get' | 'list'>;
+export type Cache<T> = Pick<Informer<T & KubernetesObject>, 'get' | 'list'> &
+  Partial<Pick<Informer<T & KubernetesObject>, 'select'>>;
 
 export interface ReconcilerDeps {
   client: KubeClient;
@@ -509,9 +510,7 @@ export class AgentReconciler {
   }
 
   private gatesOwnedElsewhere(name: string, spec: A2AAgentSpec, namespace: string): Map<string, string> {
-    const pods = this.deps.pods
-      .list(namespace)
-      .filter((p) => matchesSelector(spec.selector, p.metadata?.labels));
+    const pods = this.podsMatching(spec, namespace);
     if (!pods.some(listsGate)) return new Map();
     return gatesOwnedElsewhere(name, pods, this.gateAgents(namespace));
   }
@@ -550,10 +549,17 @@ export class AgentReconciler {
     }
   }
 
+  /** The cached pods the agent's selector matches (through the informer's label index when it has one). */
+  private podsMatching(spec: A2AAgentSpec, namespace: string): V1Pod[] {
+    const { pods } = this.deps;
+    return (
+      pods.select?.(namespace, spec.selector) ??
+      pods.list(namespace).filter((p) => matchesSelector(spec.selector, p.metadata?.labels))
+    );
+  }
+
   private selectedPods(spec: A2AAgentSpec, namespace: string): ObservedPod[] {
-    return this.deps.pods
-      .list(namespace)
-      .filter((p) => matchesSelector(spec.selector, p.metadata?.labels))
+    return this.podsMatching(spec, namespace)
       .map(observePod)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }

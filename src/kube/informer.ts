@@ -20,7 +20,7 @@ import { Backoff } from './backoff.js';
 import type { KubeClient, QueryValue } from './client.js';
 import { realClock, sleep, type Clock, type TimerHandle } from './clock.js';
 import { isGone } from './errors.js';
-import { matchesSelector, type LabelSelector } from './selector.js';
+import type { LabelSelector } from './selector.js';
 import { Store, type Change, type IndexFn } from './store.js';
 import {
   clientList,
@@ -161,7 +161,7 @@ export class Informer<T extends KubernetesObject> {
 
   /** Cached objects of `namespace` whose labels match `selector`. */
   select(namespace: string, selector: LabelSelector | undefined): T[] {
-    return this.store.list(namespace).filter((o) => matchesSelector(selector, o.metadata?.labels));
+    return this.store.select(namespace, selector);
   }
 
   /** The last resourceVersion seen (list, event or bookmark). */

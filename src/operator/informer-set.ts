@@ -6,6 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/client.js';
 import { Informer, type InformerHandlers, type InformerObserver } from '../kube/informer.js';
 import type { IndexFn } from '../kube/store.js';
+import type { LabelSelector } from '../kube/selector.js';
 
 export interface InformerSetOptions<T extends KubernetesObject> {
   client: KubeClient;
@@ -73,6 +74,11 @@ export class InformerSet<T extends KubernetesObject> {
   /** Objects of `namespace` whose index value is `value`. */
   byIndex(namespace: string, value: string): T[] {
     return (this.all ?? this.byNs.get(namespace))?.byIndex(value) ?? [];
+  }
+
+  /** Objects of `namespace` whose labels match `selector` (through the label index). */
+  select(namespace: string, selector: LabelSelector | undefined): T[] {
+    return (this.all ?? this.byNs.get(namespace))?.select(namespace, selector) ?? [];
   }
 
   list(namespace?: string): T[] {

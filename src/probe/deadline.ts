@@ -39,3 +39,42 @@ export function untilAborted<T>(operation: Promise<T>, signal: AbortSignal | und
   });
   return Promise.race([operation, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
+
+/** A signal that aborts after `ms` or with `parent`, and a cancel() for when the work is done. */
+export interface CancellableDeadline {
+  signal: AbortSignal;
+  cancel(): void;
+}
+
+/**
+ * `AbortSignal.any([AbortSignal.timeout(ms), parent])` that can be cancelled: the timeout
+ * signal of the standard form lives (with everything listening on it) until its timer fires, so
+ * every probe's signals survived young-generation collections and filled the old generation
+ * (docs/benchmarks.md); cancel() lets them go when the work ends. The reasons are the standard
+ * ones: a TimeoutError DOMException, or the parent's reason.
+ */
+export function cancellableDeadline(ms: number, parent?: AbortSignal): CancellableDeadline {
+  const ac = new AbortController();
+  if (parent?.aborted) {
+    ac.abort(parent.reason);
+    return { signal: ac.signal, cancel: () => undefined };
+  }
+  const timer = setTimeout(
+    () => ac.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    ms,
+  );
+  // Like AbortSignal.timeout: a pending deadline never keeps the process alive.
+  timer.unref();
+  const onAbort = () => {
+    clearTimeout(timer);
+    ac.abort(parent!.reason);
+  };
+  parent?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: ac.signal,
+    cancel() {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', onAbort);
+    },
+  };
+}

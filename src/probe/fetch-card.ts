@@ -9,7 +9,7 @@ import { MAX_CARD_DEPTH } from '../card/card-json.js';
 import { displayUrl } from '../text/display-url.js';
 import { readBounded } from './bounded-body.js';
 import { parseCardBody } from './parse-card-body.js';
-import { withDeadline } from './deadline.js';
+import { cancellableDeadline, withDeadline } from './deadline.js';
 import { hostPort } from './dial-target.js';
 import { MAX_HEADER_BYTES } from './http-pools.js';
 import { checkIdentityFor, isIpLiteral, type TlsSettings } from './tls-settings.js';
@@ -64,7 +64,8 @@ function header(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function urlHostOf(hostHeader: string): string {
+/** The host part of a Host header value (`host[:port]`, `[v6]:port`): TLS SNI and certificate name. */
+export function urlHostOf(hostHeader: string): string {
   try {
     return new URL(`http://${hostHeader}`).hostname.replace(/^\[|\]$/g, '');
   } catch {
@@ -102,7 +103,7 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
         },
       });
   const dispatcher = opts.dispatcher ?? owned!;
-  const signals = [AbortSignal.timeout(opts.timeoutMs), ...(opts.signal ? [opts.signal] : [])];
+  const deadline = cancellableDeadline(opts.timeoutMs, opts.signal);
   try {
     const headers: Record<string, string> = {
       host: opts.hostHeader,
@@ -118,7 +119,7 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
         headers,
         headersTimeout: opts.timeoutMs,
         bodyTimeout: opts.timeoutMs,
-        signal: AbortSignal.any(signals),
+        signal: deadline.signal,
       }),
       opts.timeoutMs + 50,
     );
@@ -176,6 +177,7 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
     const code = errorCode(err) ?? 'UNKNOWN';
     return fail(CardReason.CardFetchFailed, `request failed (${code})`, { errorCode: code });
   } finally {
+    deadline.cancel();
     await owned?.destroy().catch(() => undefined);
   }
 }

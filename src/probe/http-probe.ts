@@ -7,7 +7,7 @@ import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
 import { InterfaceState } from '../api/conditions.js';
 import { bearerTokenProblem } from './bearer-token.js';
 import { readBounded } from './bounded-body.js';
-import { untilAborted, withDeadline } from './deadline.js';
+import { cancellableDeadline, untilAborted, withDeadline } from './deadline.js';
 import { abortedVerdict } from './aborted-verdict.js';
 import { classifyJsonRpc } from './classify-jsonrpc.js';
 import { classifyRest } from './classify-rest.js';
@@ -63,24 +63,27 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
     bearerSent: !!input.bearerToken,
   };
   const send = async (reqPath: string): Promise<HttpAnswer> => {
-    const res = await input.dispatcher.request({
-      method,
-      path: reqPath,
-      headers,
-      body: jsonRpc ? jsonRpcGetTaskBody(iface.protocolVersion, input.taskId, iface.tenant) : undefined,
-      headersTimeout: input.timeoutMs,
-      bodyTimeout: input.timeoutMs,
-      signal: input.signal
-        ? AbortSignal.any([AbortSignal.timeout(input.timeoutMs), input.signal])
-        : AbortSignal.timeout(input.timeoutMs),
-    });
-    const { body } = await readBounded(res.body, MAX_PROBE_BODY_BYTES);
-    const ct = res.headers['content-type'];
-    return {
-      status: res.statusCode,
-      contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''),
-      body: withoutToken(body, input.bearerToken),
-    };
+    const deadline = cancellableDeadline(input.timeoutMs, input.signal);
+    try {
+      const res = await input.dispatcher.request({
+        method,
+        path: reqPath,
+        headers,
+        body: jsonRpc ? jsonRpcGetTaskBody(iface.protocolVersion, input.taskId, iface.tenant) : undefined,
+        headersTimeout: input.timeoutMs,
+        bodyTimeout: input.timeoutMs,
+        signal: deadline.signal,
+      });
+      const { body } = await readBounded(res.body, MAX_PROBE_BODY_BYTES);
+      const ct = res.headers['content-type'];
+      return {
+        status: res.statusCode,
+        contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''),
+        body: withoutToken(body, input.bearerToken),
+      };
+    } finally {
+      deadline.cancel();
+    }
   };
   try {
     if (input.signal?.aborted) return abortedVerdict(input.what);

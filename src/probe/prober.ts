@@ -19,9 +19,9 @@ import { displayUrl } from '../text/display-url.js';
 import { redactCredentials } from '../text/redact-credentials.js';
 import { abortedVerdict } from './aborted-verdict.js';
 import { ConcurrencyLimit, KeyedConcurrencyLimit } from './concurrency-limit.js';
-import { untilAborted, withDeadline } from './deadline.js';
+import { cancellableDeadline, untilAborted, withDeadline } from './deadline.js';
 import { hostPort, type DialTarget } from './dial-target.js';
-import { fetchCard, type FetchCardOptions, type FetchCardResult } from './fetch-card.js';
+import { fetchCard, urlHostOf, type FetchCardOptions, type FetchCardResult } from './fetch-card.js';
 import { GrpcChannels, type GrpcChannelKey } from './grpc-channels.js';
 import { probeGrpc } from './grpc-probe.js';
 import { HttpPools } from './http-pools.js';
@@ -75,6 +75,9 @@ export interface CardFetchDeferred {
  * `notAfter` ends on its own timeout (plus withDeadline's 50 ms) and keeps its verdict.
  */
 const HARD_STOP_SLACK_MS = 1000;
+
+/** A kept-alive connection the server closed under a request: worth one retry on a fresh one. */
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
 export const TASK_ID_PLACEHOLDER = '<task-id>';
 
@@ -137,13 +140,14 @@ export class Prober {
     // Everything a probe does (attempt, retry, gRPC diagnosis) is cut at notAfter + timeoutMs
     // + 1 s, answering Pending: a reconcile's probing ends within its budget plus one timeout
     // (observe-pods.ts). A cut attempt's own I/O is cancelled by the same signal.
-    const signals = [
-      ...(opts.signal ? [opts.signal] : []),
-      ...(opts.notAfter !== undefined
-        ? [AbortSignal.timeout(Math.max(0, opts.notAfter - Date.now()) + opts.timeoutMs + HARD_STOP_SLACK_MS)]
-        : []),
-    ];
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const hardStop =
+      opts.notAfter !== undefined
+        ? cancellableDeadline(
+            Math.max(0, opts.notAfter - Date.now()) + opts.timeoutMs + HARD_STOP_SLACK_MS,
+            opts.signal,
+          )
+        : undefined;
+    const signal = hardStop?.signal ?? opts.signal;
     const label = `${iface.protocolBinding} ${displayUrl(iface.url)}`;
     const v = await this.schedule(opts.agent, async () => {
       if (signal?.aborted) return abortedVerdict(label);
@@ -160,7 +164,7 @@ export class Prober {
         if (signal?.aborted) return abortedVerdict(label);
         throw err;
       }
-    });
+    }).finally(() => hardStop?.cancel());
     return { ...v, durationMs: Math.round((performance.now() - started) * 10) / 10 };
   }
 
@@ -178,10 +182,31 @@ export class Prober {
       if (opts.signal?.aborted) return Promise.resolve({ kind: 'deferred', why: 'aborted' });
       if (notAfter !== undefined && Date.now() > notAfter)
         return Promise.resolve({ kind: 'deferred', why: 'outOfTime' });
-      return fetchCard(opts);
+      return opts.dispatcher ? fetchCard(opts) : this.fetchCardPooled(opts);
     });
     if (res.kind === 'error' && opts.signal?.aborted) return { kind: 'deferred', why: 'aborted' };
     return res;
+  }
+
+  /**
+   * A card fetch over the pod's pooled connections (the probes' pools: the card port is usually
+   * an interface's port too). A one-shot connection per fetch cost a TCP connect and close every
+   * period per pod, the largest single item of the operator's CPU profile (docs/benchmarks.md).
+   * Like a probe, a fetch on a pooled connection the pod closed meanwhile is retried once on a
+   * fresh one.
+   */
+  private async fetchCardPooled(opts: FetchCardOptions): Promise<FetchCardResult> {
+    const key = {
+      target: { address: opts.address, port: opts.port },
+      tls: opts.scheme === 'https',
+      urlHost: urlHostOf(opts.hostHeader),
+      tlsSettings: opts.tls,
+    };
+    const first = await this.pools.use(key, (dispatcher) => fetchCard({ ...opts, dispatcher }));
+    const code = first.kind === 'error' ? first.error.evidence.errorCode : undefined;
+    if (code === undefined || !STALE_CONNECTION_CODES.has(code) || opts.signal?.aborted) return first;
+    // The pool may hold more connections the pod closed: the retry opens one of its own.
+    return fetchCard(opts);
   }
 
   /** The agent's own slot first, then a shared one: an agent's backlog never queues in front of others. */

@@ -30,6 +30,8 @@ export interface OperatorOptions {
   env?: NodeJS.ProcessEnv;
   /** Run the compiled dist/cli/main.js (as the image does; `npm run build` first) instead of src via tsx. */
   dist?: boolean;
+  /** Node.js options before the entry point (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
 }
 
 export async function startOperator(opts: OperatorOptions): Promise<OperatorProcess> {
@@ -40,6 +42,7 @@ export async function startOperator(opts: OperatorOptions): Promise<OperatorProc
     ? [join(REPO_ROOT, 'dist/cli/main.js')]
     : ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')];
   const args = [
+    ...(opts.nodeArgs ?? []),
     ...entry,
     'run',
     `--kubeconfig=${opts.kubeconfig}`,

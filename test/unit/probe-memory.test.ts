@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InterfaceState } from '../../src/api/conditions.js';
 import {
+  CAPABILITY_PERIODS,
+  capabilitiesDue,
+  capabilitiesDueAt,
   isDue,
   jitteredPeriod,
   recordProbe,
@@ -214,5 +217,33 @@ describe('isDue: batching steady probes', () => {
   it('an item confirming a failure runs exactly on its fast schedule', () => {
     assert.equal(isDue(10_500, 10_000, 30_000, false), false);
     assert.equal(isDue(10_000, 10_000, 30_000, false), true);
+  });
+});
+
+describe('capability cadence', () => {
+  const finding = (state: string) => ({ state });
+  const half = () => 0.5;
+  it('is due with no record, on a new card digest, and once its time has come', () => {
+    assert.equal(capabilitiesDue(undefined, 0, 'd1'), true);
+    const record = { findings: [finding('Verified')], dueAt: 1000, digest: 'd1' };
+    assert.equal(capabilitiesDue(record, 999, 'd1'), false);
+    assert.equal(capabilitiesDue(record, 999, 'd2'), true);
+    assert.equal(capabilitiesDue(record, 1000, 'd1'), true);
+  });
+  it('rechecks conclusive findings every CAPABILITY_PERIODS periods, jittered never later', () => {
+    const conclusive = ['Verified', 'NotServed', 'Absent', 'Undeclared'].map(finding);
+    const at = capabilitiesDueAt(conclusive, 0, PERIOD, half);
+    assert.equal(at, jitteredPeriod(PERIOD * CAPABILITY_PERIODS, half));
+    assert.ok(at <= PERIOD * CAPABILITY_PERIODS && at > PERIOD);
+    assert.equal(
+      capabilitiesDueAt(conclusive, 0, PERIOD, () => 0.999_999),
+      PERIOD * CAPABILITY_PERIODS,
+    );
+  });
+  it('rechecks at the next period while any finding proved nothing', () => {
+    for (const state of ['NotProbed', 'Inconclusive']) {
+      const at = capabilitiesDueAt([finding('Verified'), finding(state)], 100, PERIOD, half);
+      assert.equal(at, 100 + jitteredPeriod(PERIOD, half), state);
+    }
   });
 });
