@@ -22,6 +22,7 @@ import {
   restCapabilityCall,
 } from './capability-wire.js';
 import { captureHeaders, errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
+import { cancellableDeadline } from './deadline.js';
 import { errorCode } from './transport-failure.js';
 import { extensionHeaders } from './wire-forms.js';
 import type { Dispatcher } from 'undici';
@@ -118,9 +119,10 @@ export async function sendHttpCapabilityCall(
   if (call.body !== undefined || (!jsonRpc && call.method === 'POST'))
     headers['content-type'] = 'application/json';
   if (input.bearerToken) headers.authorization = `Bearer ${input.bearerToken}`;
-  const signal = input.signal
-    ? AbortSignal.any([AbortSignal.timeout(input.timeoutMs), input.signal])
-    : AbortSignal.timeout(input.timeoutMs);
+  // Cancelled when the call ends: a timeout signal left pending lives (and holds the call's
+  // objects) for its whole timeout (src/probe/deadline.ts).
+  const deadline = cancellableDeadline(input.timeoutMs, input.signal);
+  const signal = deadline.signal;
   try {
     const res = await dispatcher.request({
       method: call.method,
@@ -144,6 +146,8 @@ export async function sendHttpCapabilityCall(
       answer: { signal: CapabilitySignal.Other, shown: `no answer (${errorCode(err) ?? 'UNKNOWN'})` },
       request: call.label,
     };
+  } finally {
+    deadline.cancel();
   }
 }
 
