@@ -9,9 +9,9 @@ import { stringify } from 'yaml';
 import type * as k8s from '@kubernetes/client-node';
 import type { AgentConfig } from '../agents/agent-config.js';
 import { healthyAgentConfig } from '../harness/manifests.js';
-import { buildImages } from '../harness/images/build.js';
 import { waitFor, type AgentView } from '../harness/wait.js';
 import type { E2ECluster } from './fixture.js';
+import { e2eImages } from './operator.js';
 
 export const GATE = 'a2a.dev/card-verified';
 
@@ -162,16 +162,10 @@ export function a2aAgent(opts: A2AAgentOptions): Record<string, unknown> {
   };
 }
 
-let imageRef: Promise<string> | undefined;
-
 /** The agent image, built (or found in .cache/images) and imported into the cluster's containerd. */
-export function agentImage(cluster: E2ECluster, log: (line: string) => void): Promise<string> {
-  imageRef ??= (async () => {
-    const { agent } = buildImages(log);
-    await cluster.importImage(agent.tar);
-    return agent.ref;
-  })();
-  return imageRef;
+export async function agentImage(cluster: E2ECluster, log: (line: string) => void): Promise<string> {
+  // one build and import per process, shared with the operator image (operator.ts)
+  return (await e2eImages(cluster, log)).agent.ref;
 }
 
 /** kubectl apply of objects; throws with kubectl's stderr. */
