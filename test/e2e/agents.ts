@@ -9,9 +9,9 @@ import { stringify } from 'yaml';
 import type * as k8s from '@kubernetes/client-node';
 import type { AgentConfig } from '../agents/agent-config.js';
 import { healthyAgentConfig } from '../harness/manifests.js';
-import { buildImages } from '../harness/images/build.js';
-import { waitFor } from '../harness/wait.js';
+import { waitFor, type AgentView } from '../harness/wait.js';
 import type { E2ECluster } from './fixture.js';
+import { e2eImages } from './operator.js';
 
 export const GATE = 'a2a.dev/card-verified';
 
@@ -162,16 +162,10 @@ export function a2aAgent(opts: A2AAgentOptions): Record<string, unknown> {
   };
 }
 
-let imageRef: Promise<string> | undefined;
-
 /** The agent image, built (or found in .cache/images) and imported into the cluster's containerd. */
-export function agentImage(cluster: E2ECluster, log: (line: string) => void): Promise<string> {
-  imageRef ??= (async () => {
-    const { agent } = buildImages(log);
-    await cluster.importImage(agent.tar);
-    return agent.ref;
-  })();
-  return imageRef;
+export async function agentImage(cluster: E2ECluster, log: (line: string) => void): Promise<string> {
+  // one build and import per process, shared with the operator image (operator.ts)
+  return (await e2eImages(cluster, log)).agent.ref;
 }
 
 /** kubectl apply of objects; throws with kubectl's stderr. */
@@ -232,4 +226,34 @@ export function waitPodsRunning(
     timeoutMs,
     500,
   );
+}
+
+/** The A2AAgent as stored. */
+export function getAgent(cluster: E2ECluster, ns: string, name: string): Promise<AgentView> {
+  return getJson<AgentView>(cluster, ['a2a', name, '-n', ns]);
+}
+
+/** Waits until the agent's status, written for its current generation, matches `pred`. */
+export async function waitAgent(
+  cluster: E2ECluster,
+  ns: string,
+  name: string,
+  what: string,
+  pred: (a: AgentView) => boolean,
+  timeoutMs = 180_000,
+): Promise<AgentView> {
+  let seen: AgentView | undefined;
+  try {
+    return await waitFor(
+      `${ns}/${name}: ${what}`,
+      async () => {
+        const a = (seen = await getAgent(cluster, ns, name));
+        return a.status?.observedGeneration === a.metadata.generation && pred(a) ? a : undefined;
+      },
+      timeoutMs,
+      500,
+    );
+  } catch (err) {
+    throw new Error(`${String(err)}\nlast seen status: ${JSON.stringify(seen?.status?.conditions)}`);
+  }
 }
