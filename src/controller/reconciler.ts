@@ -366,7 +366,7 @@ export class AgentReconciler {
           owner,
           serviceName,
           {
-            service: buildService(owner, serviceName, spec, mapped),
+            service: buildService(owner, serviceName, spec, mapped, new Set(ref.plan.advertised)),
             slices: buildEndpointSlices(owner, serviceName, spec, ref.plan, ref.pods, mapped),
             configMap: tagged(buildCardConfigMap(owner, final.card, unavailable), final.tag),
             ...(interim

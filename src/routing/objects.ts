@@ -99,10 +99,20 @@ function meta(owner: Owner, name: string, labels: Record<string, string> = {}) {
   };
 }
 
-/** appProtocol from the bindings a port carries (the card's declared interfaces on it). */
-export function appProtocolFor(mapped: readonly MappedInterface[], portName: string): string | undefined {
+/**
+ * appProtocol from the bindings a port carries: the interfaces advertised on it, when `advertised`
+ * is given (the routing plan's keys), else every interface the card maps to it. A binding the card
+ * declares on a port but the pods do not serve there (gRPC declared on the JSON-RPC port) must not
+ * make a mesh treat the port as gRPC and break the traffic that is routed.
+ */
+export function appProtocolFor(
+  mapped: readonly MappedInterface[],
+  portName: string,
+  advertised?: ReadonlySet<string>,
+): string | undefined {
   const on = mapped.filter(
-    (m): m is Extract<MappedInterface, { mapped: true }> => m.mapped && m.port.name === portName,
+    (m): m is Extract<MappedInterface, { mapped: true }> =>
+      m.mapped && m.port.name === portName && (!advertised || advertised.has(m.key)),
   );
   const grpc = on.find((m) => m.iface.protocolBinding === 'GRPC');
   if (grpc) return grpc.endpoint.tls ? 'grpc' : 'kubernetes.io/h2c';
@@ -116,6 +126,8 @@ export function buildService(
   serviceName: string,
   spec: A2AAgentSpec,
   mapped: readonly MappedInterface[],
+  /** Interface keys advertised (the routing plan's): each port's appProtocol follows them. */
+  advertised?: ReadonlySet<string>,
 ): V1Service {
   return {
     apiVersion: 'v1',
@@ -127,7 +139,7 @@ export function buildService(
       // kube-proxy routes a family's ClusterIP to that family's EndpointSlices only.
       ipFamilyPolicy: 'PreferDualStack',
       ports: spec.ports.map((p) => {
-        const appProtocol = appProtocolFor(mapped, p.name);
+        const appProtocol = appProtocolFor(mapped, p.name, advertised);
         return {
           name: p.name,
           port: p.port,
@@ -169,7 +181,7 @@ export function buildEndpointSlices(
         ? ((port.targetPort ?? port.port) as number)
         : undefined;
     if (groups.size === 0) groups.set(fixed ?? port.port, []);
-    const appProtocol = appProtocolFor(mapped, port.name);
+    const appProtocol = appProtocolFor(mapped, port.name, new Set(plan.advertised));
     for (const [number, list] of [...groups.entries()].sort((a, b) => a[0] - b[0])) {
       // A slice holds one address family. IPv4 is always written (empty when no pod
       // qualifies); IPv6 only while a pod has such an address. A dual-stack pod is in both,

@@ -2,8 +2,8 @@
  * The operator survives losing its leader pod (issue 14 item 4, last bullet), measured from the
  * outside: two replicas installed by the chart judge a real agent; the leader pod is deleted
  * (graceful: it releases the Lease on SIGTERM), then the next leader is killed outright (SIGKILL
- * of its container through containerd, then the pod force-deleted: no release, the standby must
- * wait the lease out). Each time a spec change of the agent is made right after the kill, and
+ * of its container through containerd, then the pod force-deleted: no release, the other pods
+ * must wait the lease out). Each time a spec change of the agent is made right after the kill, and
  * the test measures how long until its status shows that generation (observedGeneration, still
  * Ready) and until another pod holds the Lease. Bounds are the design's own (lease duration,
  * retry period, the pod's grace period) plus generous slack for a busy machine; the numbers are
@@ -176,12 +176,14 @@ describe('the operator survives losing its leader pod', () => {
     assert.ok(r.statusMs < boundMs, `status after ${r.statusMs}ms, bound ${boundMs}ms`);
   });
 
-  test('the leader killed (SIGKILL, pod force-deleted): the standby takes over once the lease expires', async () => {
+  test('the leader killed (SIGKILL, pod force-deleted): another replica takes over once the lease expires', async () => {
     const lease = await op!.lease();
     const leaseS = lease?.spec?.leaseDurationSeconds ?? 15;
     const pods = await op!.pods();
     let standby: string[] = [];
+    let killed = '';
     const r = await takeover('kill', async (leader) => {
+      killed = leader;
       standby = livePods(pods).filter((p) => p !== leader);
       const pod = pods.find((p) => p.metadata?.name === leader)!;
       const id = pod.status?.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, '');
@@ -201,9 +203,12 @@ describe('the operator survives losing its leader pod', () => {
       ]);
       assert.equal(d.code, 0, d.stderr);
     });
-    // The standby, whose caches are warm, not the replacement pod: a newcomer must first watch
-    // the lease for a whole lease duration.
-    assert.deepEqual([r.newLeader], standby);
+    // Another pod: the standby or the replacement the Deployment started. Both judge expiry by
+    // their own clocks (a whole lease duration after they last saw it change) and retry with
+    // jitter (1 to 2.2 retry periods), so the standby's head start (the replacement's start-up,
+    // ~2 s here) does not decide the race: either may win, and the test says which.
+    assert.ok(r.newLeader !== killed, `the killed pod ${killed} leads again`);
+    log(`kill: the new leader is ${standby.includes(r.newLeader) ? 'the standby' : 'the replacement pod'}`);
     // By design: the lease duration as the standby saw it, plus its jittered retry, plus a reconcile.
     const boundMs = leaseS * 1000 + 2.2 * LEADER_ELECTION_DEFAULTS.retryPeriodMs + SLACK_MS;
     assert.ok(r.leaseMs < boundMs, `Lease moved after ${r.leaseMs}ms, bound ${boundMs}ms`);
