@@ -315,6 +315,8 @@ async function runReal(): Promise<void> {
     );
     const image = await agentImage(cluster, log);
     stop.checkpoint();
+    // The chart grants the operator its RBAC in each watched namespace: they exist first.
+    await kubectl(['create', 'namespace', NS]);
     say('installing the operator with its Helm chart (two replicas, leader election) ...');
     operator = await installOperator(cluster, {
       namespace: 'a2a-system',
