@@ -15,6 +15,7 @@
  * A key is never reconciled by two workers at once (the queue guarantees it). Reconcile is
  * level-based: it gets only the key and reads current state itself.
  */
+import { setMaxListeners } from 'node:events';
 import { realClock, type Clock } from './clock.js';
 import { ApiError, isTerminalError } from './errors.js';
 import { WorkQueue } from './workqueue.js';
@@ -73,6 +74,8 @@ export class Controller {
     this.clock = opts.clock ?? realClock;
     this.workers = opts.workers ?? 1;
     this.timeoutMs = opts.timeoutMs ?? 60_000;
+    // One listener per reconcile in flight (up to `workers`).
+    setMaxListeners(0, this.stopSignal.signal);
     this.queue = new WorkQueue({
       clock: this.clock,
       baseDelayMs: opts.baseBackoffMs,
@@ -131,6 +134,10 @@ export class Controller {
     const obs = this.opts.observer;
     const started = performance.now();
     const ac = new AbortController();
+    // Every probe, card fetch and capability call of the reconcile listens on this signal (and
+    // removes its listener when done): dozens at once is the design, not a leak, so Node's
+    // 10-listener warning would only print noise to stderr.
+    setMaxListeners(0, ac.signal);
     const timer = this.clock.setTimer(
       () => ac.abort(new ReconcileTimeoutError(`reconcile of ${key} exceeded ${this.timeoutMs} ms`)),
       this.timeoutMs,

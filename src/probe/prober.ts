@@ -182,7 +182,7 @@ export class Prober {
       if (opts.signal?.aborted) return Promise.resolve({ kind: 'deferred', why: 'aborted' });
       if (notAfter !== undefined && Date.now() > notAfter)
         return Promise.resolve({ kind: 'deferred', why: 'outOfTime' });
-      return opts.dispatcher ? fetchCard(opts) : this.fetchCardPooled(opts);
+      return opts.dispatcher ? fetchCard(opts) : this.fetchCardPooled(opts, notAfter);
     });
     if (res.kind === 'error' && opts.signal?.aborted) return { kind: 'deferred', why: 'aborted' };
     return res;
@@ -193,9 +193,9 @@ export class Prober {
    * an interface's port too). A one-shot connection per fetch cost a TCP connect and close every
    * period per pod, the largest single item of the operator's CPU profile (docs/benchmarks.md).
    * Like a probe, a fetch on a pooled connection the pod closed meanwhile is retried once on a
-   * fresh one.
+   * fresh one, unless `notAfter` has passed (no fetch starts after the reconcile's budget).
    */
-  private async fetchCardPooled(opts: FetchCardOptions): Promise<FetchCardResult> {
+  private async fetchCardPooled(opts: FetchCardOptions, notAfter?: number): Promise<FetchCardResult> {
     const key = {
       target: { address: opts.address, port: opts.port },
       tls: opts.scheme === 'https',
@@ -205,6 +205,7 @@ export class Prober {
     const first = await this.pools.use(key, (dispatcher) => fetchCard({ ...opts, dispatcher }));
     const code = first.kind === 'error' ? first.error.evidence.errorCode : undefined;
     if (code === undefined || !STALE_CONNECTION_CODES.has(code) || opts.signal?.aborted) return first;
+    if (notAfter !== undefined && Date.now() > notAfter) return first;
     // The pool may hold more connections the pod closed: the retry opens one of its own.
     return fetchCard(opts);
   }

@@ -174,6 +174,10 @@ describe('the operator survives losing its leader pod', () => {
     const boundMs = (graceS + leaseS) * 1000 + 2.2 * LEADER_ELECTION_DEFAULTS.retryPeriodMs + SLACK_MS;
     assert.ok(r.leaseMs < boundMs, `Lease moved after ${r.leaseMs}ms, bound ${boundMs}ms`);
     assert.ok(r.statusMs < boundMs, `status after ${r.statusMs}ms, bound ${boundMs}ms`);
+    // And it was a hand-over: without the release the others wait the lease out (the kill test
+    // below), so a move this early shows the old leader released it on SIGTERM.
+    const releasedBy = leaseS * 1000 - 2.2 * LEADER_ELECTION_DEFAULTS.retryPeriodMs;
+    assert.ok(r.leaseMs < releasedBy, `Lease moved only after ${r.leaseMs}ms: was it released?`);
   });
 
   test('the leader killed (SIGKILL, pod force-deleted): another replica takes over once the lease expires', async () => {

@@ -33,6 +33,24 @@ function setup(reconcile: Reconciler, extra: { workers?: number; timeoutMs?: num
 }
 
 describe('Controller', () => {
+  it('a reconcile may have many listeners on its signal (one per probe) without a leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const { c } = setup(async (_key, signal) => {
+      // distinct functions: EventTarget keeps one copy of a listener added twice
+      for (let i = 0; i < 50; i++) signal.addEventListener('abort', () => i);
+      return {};
+    });
+    c.start();
+    c.enqueue('k');
+    await flush();
+    await new Promise((r) => setImmediate(r));
+    await c.stop();
+    process.off('warning', onWarning);
+    assert.deepEqual(warnings, []);
+  });
+
   it('success forgets the key', async () => {
     const { c, rec } = setup(async () => ({}));
     c.queue.when('ns/a'); // pretend an earlier failure
