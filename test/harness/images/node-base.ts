@@ -114,7 +114,17 @@ export function ensureNodeBase(log: (line: string) => void = () => {}): { ref: s
         `${KEY_LABEL}=${key}`,
         ctr,
       ]);
-      const version = buildah(['run', '--runtime', runtimePath(), ctr, '--', 'node', '--version']).trim();
+      const version = buildah([
+        'run',
+        '--network',
+        'host',
+        '--runtime',
+        runtimePath(),
+        ctr,
+        '--',
+        'node',
+        '--version',
+      ]).trim();
       if (version !== `v${NODE_VERSION}`)
         throw new Error(`the base's node says ${version}, expected v${NODE_VERSION}`);
       buildah(['commit', '--quiet', ctr, NODE_BASE_REF], { quiet: true });

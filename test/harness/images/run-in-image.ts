@@ -26,11 +26,17 @@ export function numericUser(user: string | undefined): { uid: number; gid: numbe
 }
 
 export interface RunOptions {
-  /** SIGTERM after this long (the result's code is then the command's answer to SIGTERM). */
+  /**
+   * SIGTERM after this long (the result's code is then the command's answer to SIGTERM); SIGKILL
+   * if it is still running KILL_GRACE_MS later, so a run always ends.
+   */
   timeoutMs?: number;
   /** SIGTERM as soon as stdout matches (for servers: stop once they say they are up). */
   stopWhen?: RegExp;
 }
+
+/** How long a stopped command may take to exit on SIGTERM before it is killed. */
+const KILL_GRACE_MS = 10_000;
 
 export async function runInImage(ref: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const image = inspectImage(ref);
@@ -62,7 +68,16 @@ export async function runInImage(ref: string, args: string[], opts: RunOptions =
     const child = spawn(runc, ['run', '--bundle', bundle, id], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    const stop = () => child.kill('SIGTERM');
+    let killTimer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      if (killTimer) return;
+      child.kill('SIGTERM');
+      // a command ignoring SIGTERM: kill the container, then runc itself
+      killTimer = setTimeout(() => {
+        spawnSync(runc, ['kill', id, 'KILL'], { stdio: 'ignore' });
+        child.kill('SIGKILL');
+      }, KILL_GRACE_MS);
+    };
     const timer = setTimeout(stop, opts.timeoutMs ?? 60_000);
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
@@ -71,6 +86,7 @@ export async function runInImage(ref: string, args: string[], opts: RunOptions =
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     clearTimeout(timer);
+    clearTimeout(killTimer);
     return { code, stdout, stderr };
   } finally {
     // Idempotent: the container may be gone already.

@@ -54,7 +54,7 @@ export interface RealClusterOptions {
 }
 
 function requirePrerequisites(): void {
-  const missing = ['containerd', 'ctr', 'runc', 'nft', 'iptables', 'flock', 'buildah', 'gcc']
+  const missing = ['containerd', 'ctr', 'runc', 'nft', 'iptables', 'flock', 'buildah', 'mmdebstrap', 'gcc']
     .filter((c) => which(c, '') === '')
     .concat(
       ['bridge', 'host-local', 'loopback']
@@ -63,7 +63,7 @@ function requirePrerequisites(): void {
     );
   if (missing.length > 0)
     throw new Error(
-      `the real cluster needs ${missing.join(', ')} (Debian: apt-get install containerd runc containernetworking-plugins nftables iptables buildah gcc)`,
+      `the real cluster needs ${missing.join(', ')} (Debian: apt-get install containerd runc containernetworking-plugins nftables iptables buildah mmdebstrap gcc)`,
     );
   if (process.getuid?.() !== 0) throw new Error('the real cluster needs root (netfilter, cgroups, mounts)');
 }

@@ -25,6 +25,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { mountsToUnmount, pidsFromProcs, tablesToDelete } from './host-filters.js';
 import { BRIDGE, HOST_STATE_FILE, STATE_ROOT } from './layout.js';
 
 const SYSCTLS = [
@@ -154,7 +155,11 @@ function pidsInCgroups(): number[] {
   for (const root of kubepodsCgroups())
     for (const d of subdirsDeepestFirst(root)) {
       try {
-        for (const p of readFileSync(join(d, 'cgroup.procs'), 'utf8').split('\n')) if (p) pids.add(Number(p));
+        for (const p of pidsFromProcs(readFileSync(join(d, 'cgroup.procs'), 'utf8'), [
+          process.pid,
+          process.ppid,
+        ]))
+          pids.add(p);
       } catch {
         // gone meanwhile
       }
@@ -215,15 +220,9 @@ function mountPoints(): string[] {
     .map((m) => m.replace(/\\040/g, ' '));
 }
 
-function ourMounts(): string[] {
-  return mountPoints()
-    .filter((m) => m === STATE_ROOT || m.startsWith(`${STATE_ROOT}/`) || m.startsWith('/run/netns/cni-'))
-    .reverse();
-}
-
-function unmountAll(): void {
+function unmountAll(record: HostRecord): void {
   for (let round = 0; round < 5; round++) {
-    const mounts = ourMounts();
+    const mounts = mountsToUnmount(mountPoints(), STATE_ROOT, record.netns);
     if (mounts.length === 0) return;
     for (const m of mounts) if (tryRun('umount', [m]) === undefined) tryRun('umount', ['-l', m]);
   }
@@ -288,13 +287,14 @@ function removableTable(t: string): boolean {
  */
 export async function undoHost(record: HostRecord): Promise<string[]> {
   await killLeftovers();
-  unmountAll();
+  unmountAll(record);
   for (const ns of netns())
     if (ns.startsWith('cni-') && !record.netns.includes(ns)) tryRun('ip', ['netns', 'delete', ns]);
   removeCgroups();
-  for (const t of nftTables())
-    if (!record.nftTables.includes(t)) tryRun('nft', ['delete', 'table', ...t.split(' ')]);
+  // KUBE-* chains first: a new iptables-nft table is removable only once they are gone
   removeKubeChains(record);
+  for (const t of tablesToDelete(nftTables(), record.nftTables, removableTable))
+    tryRun('nft', ['delete', 'table', ...t.split(' ')]);
   if (tryRun('ip', ['link', 'show', BRIDGE]) !== undefined) tryRun('ip', ['link', 'delete', BRIDGE]);
   for (const [s, v] of Object.entries(record.sysctls)) {
     try {
@@ -325,7 +325,7 @@ export function whatIsLeft(record: HostRecord): string[] {
     if (ns.startsWith('cni-') && !record.netns.includes(ns)) left.push(`netns ${ns}`);
   for (const d of record.absentDirs) if (existsSync(d)) left.push(`folder ${d}`);
   for (const c of kubepodsCgroups()) left.push(`cgroup ${c}`);
-  for (const m of ourMounts()) left.push(`mount ${m}`);
+  for (const m of mountsToUnmount(mountPoints(), STATE_ROOT, record.netns)) left.push(`mount ${m}`);
   if (tryRun('ip', ['link', 'show', BRIDGE]) !== undefined) left.push(`link ${BRIDGE}`);
   for (const pid of leftoverPids()) left.push(`process ${pid} ${cmdline(pid).slice(0, 120)}`);
   return left;
