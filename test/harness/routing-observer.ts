@@ -53,6 +53,41 @@ export class Transitions {
   }
 }
 
+/**
+ * Whether the card and the slices disagree for too long. The card (a ConfigMap) and the slices
+ * are separate objects written one after the other (make before break), and read by separate
+ * list calls: an observation can fall between the two writes, and at dozens of observations a
+ * second several in a row can. A disagreement is a violation once it has lasted `boundMs` (the
+ * time a reconcile's writes may take), whatever the observation rate; reported once per episode.
+ */
+export class Disagreement {
+  private since: number | undefined;
+  private reported = false;
+
+  constructor(private readonly boundMs: number) {}
+
+  /** Records one observation at `at`; true the first time a disagreement has lasted boundMs. */
+  persists(at: number, disagrees: boolean): boolean {
+    if (!disagrees) {
+      this.since = undefined;
+      this.reported = false;
+      return false;
+    }
+    this.since ??= at;
+    if (this.reported || at - this.since < this.boundMs) return false;
+    this.reported = true;
+    return true;
+  }
+
+  /** Since when the current disagreement lasts (ms before `at`), for the message. */
+  age(at: number): number {
+    return this.since === undefined ? 0 : at - this.since;
+  }
+}
+
+/** Pause between two observations: frequent enough to catch a short window, light on the API server. */
+export const OBSERVE_EVERY_MS = 25;
+
 export interface OwnedSlice {
   service: string;
   port: string;
@@ -85,9 +120,9 @@ const MANAGED = 'app.kubernetes.io/managed-by=a2a-operator';
 
 /**
  * The operator's EndpointSlices and ConfigMaps in `ns`: two list calls, as `kubectl get
- * endpointslices,configmaps -l …` makes, but in process. The watchers observe up to ~20 times
- * a second; a kubectl process costs ~50 ms of CPU (/usr/bin/time), so a process per observation
- * took about one of the machine's two cores from the operator under test.
+ * endpointslices,configmaps -l …` makes, but in process. A kubectl process costs ~50 ms of CPU
+ * (/usr/bin/time): at ~20 observations a second it took about one of the machine's two cores
+ * from the operator under test.
  */
 export async function listOwned(cluster: Pick<Cluster, 'kc'>, ns: string): Promise<OwnedItem[]> {
   const [slices, maps] = await Promise.all([
@@ -173,6 +208,7 @@ export function watchLifecycle(opts: LifecycleWatchOptions): LifecycleWatch {
   const loop = (async () => {
     while (watching) {
       const keep = opts.mustKeep?.();
+      await new Promise((r) => setTimeout(r, OBSERVE_EVERY_MS));
       const o = await observeOwnedRouting(opts.cluster, opts.ns, keep?.service ?? '').catch(() => undefined);
       if (!o) continue;
       observations++;
