@@ -166,14 +166,16 @@ describe('a GitOps rollout stopped by the card-verified gate', () => {
     const started = Date.now();
     await applyObjects(cluster, deployment('lying'));
 
-    // the surge pod runs with ready containers; the operator holds its gate False
+    // the surge pod runs with ready containers; the operator holds its gate False: first as not
+    // yet verified (PodNotServing), then with the probes' verdict, which is what this waits for
     const liar = await waitFor(
-      'the new pod with its gate False',
+      'the new pod with its gate False for the unimplemented gRPC handler',
       async () => {
         const [p] = await podsOf('lying');
         return p &&
           podCondition(p, 'ContainersReady')?.status === 'True' &&
-          podCondition(p, GATE)?.status === 'False'
+          podCondition(p, GATE)?.status === 'False' &&
+          podCondition(p, GATE)?.reason === 'InterfaceUnimplemented'
           ? p
           : undefined;
       },
