@@ -49,10 +49,20 @@ export function writeCa(dir: string, name: string): void {
  */
 export function writeServerCert(dir: string, base: string, sans: string[], cn = sans[0]!): void {
   const alt = sans.map((s) => (/^[\d.]+$|:/.test(s) ? `IP:${s}` : `DNS:${s}`)).join(',');
-  writeFileSync(
-    join(dir, `${base}.ext`),
+  writeSignedCert(
+    dir,
+    base,
+    `/CN=${cn}`,
     `subjectAltName=${alt}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`,
   );
+}
+
+/**
+ * A key and a certificate for `subject` (`/O=…/CN=…`) with the given extensions, signed by the
+ * CA in `dir`, as `<base>.crt` and `<base>.key` there.
+ */
+export function writeSignedCert(dir: string, base: string, subject: string, extensions: string): void {
+  writeFileSync(join(dir, `${base}.ext`), extensions);
   openssl(dir, [
     'req',
     '-newkey',
@@ -63,7 +73,7 @@ export function writeServerCert(dir: string, base: string, sans: string[], cn = 
     '-out',
     `${base}.csr`,
     '-subj',
-    `/CN=${cn}`,
+    subject,
   ]);
   openssl(dir, [
     'x509',

@@ -9,6 +9,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { buildImages, type BuiltImages } from '../harness/images/build.js';
 import { CHART_DIR, helm } from '../harness/helm.js';
+import { waitFor } from '../harness/wait.js';
 import type { E2ECluster } from './fixture.js';
 
 export interface InstallOptions {
@@ -86,26 +87,18 @@ function isNotFound(err: unknown): boolean {
   return e.code === 404 || e.statusCode === 404 || e.response?.statusCode === 404;
 }
 
+/** waitFor (every 500 ms), with the operator's logs and events appended when it times out. */
 async function poll<T>(
   what: string,
   fn: () => Promise<T | undefined>,
   timeoutMs: number,
   diagnose: () => Promise<string>,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 500));
+  try {
+    return await waitFor(what, fn, timeoutMs, 500);
+  } catch (err) {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${await diagnose()}`);
   }
-  throw new Error(
-    `timed out after ${timeoutMs}ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}\n${await diagnose()}`,
-  );
 }
 
 export async function installOperator(cluster: E2ECluster, opts: InstallOptions): Promise<InstalledOperator> {

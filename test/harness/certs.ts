@@ -4,11 +4,10 @@
  * the service-account signing key pair, and client certificates signed by the same CA (the real
  * cluster's API server → kubelet).
  */
-import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeCa, writeServerCert } from '../agents/test-certs.js';
+import { writeCa, writeServerCert, writeSignedCert } from '../agents/test-certs.js';
 
 export interface ControlPlaneCerts {
   caCert: string;
@@ -16,10 +15,6 @@ export interface ControlPlaneCerts {
   servingKey: string;
   saKey: string;
   saPub: string;
-}
-
-function openssl(args: string[], cwd: string): void {
-  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 /** `extraSans`: more subjectAltName entries (`IP:10.0.0.1`, `DNS:kubernetes.default.svc`). */
@@ -50,41 +45,6 @@ export function makeClientCert(
   user: string,
   group: string,
 ): { cert: string; key: string } {
-  writeFileSync(join(dir, `${name}.ext`), 'extendedKeyUsage=clientAuth\n');
-  openssl(
-    [
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.csr`,
-      '-subj',
-      `/O=${group}/CN=${user}`,
-    ],
-    dir,
-  );
-  openssl(
-    [
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.crt`,
-      '-days',
-      '2',
-      '-extfile',
-      `${name}.ext`,
-    ],
-    dir,
-  );
+  writeSignedCert(dir, name, `/O=${group}/CN=${user}`, 'extendedKeyUsage=clientAuth\n');
   return { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
 }
