@@ -256,9 +256,19 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const shape = { workers: opts.workers };
   const prober = new Prober({ concurrency: opts.probeConcurrency });
   const rounds: BareRound[] = [];
+  // Rounds start a probe period apart, as the operator's visits do: connections then idle
+  // between rounds exactly as long as the operator's, and the agents' keep-alive timeout
+  // (Node's 5 s) closes them for both sides alike. Back to back, the loop would never pay
+  // the reconnects the operator pays every period.
+  const periodMs = opts.period * 1000;
   try {
-    await bareRound(ns, bare, prober, shape);
-    for (let i = 0; i < opts.bareRounds; i++) rounds.push(await bareRound(ns, bare, prober, shape));
+    let next = performance.now();
+    for (let i = 0; i <= opts.bareRounds; i++) {
+      await sleep(Math.max(0, next - performance.now()));
+      next = performance.now() + periodMs;
+      const round = await bareRound(ns, bare, prober, shape);
+      if (i > 0) rounds.push(round); // round 0 is the warm-up
+    }
   } finally {
     await prober.close();
   }
@@ -392,7 +402,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     {
       metric: 'lower bound: bare fetchCard + Prober loop, same probes (s)',
       value: s(bareMs),
-      note: `median of ${opts.bareRounds} rounds (${rounds.map((r) => s(r.ms)).join(', ')}) after a warm-up round; ${bareProbes.fetches} card fetches + ${bareProbes.probes} probes; ${opts.workers} agents at once, ${opts.probeConcurrency} probes in flight, connections kept alive`,
+      note: `median of ${opts.bareRounds} rounds (${rounds.map((r) => s(r.ms)).join(', ')}) after a warm-up round, rounds started ${opts.period} s apart (the probe period); ${bareProbes.fetches} card fetches + ${bareProbes.probes} probes; ${opts.workers} agents at once, ${opts.probeConcurrency} probes in flight, connections kept alive`,
     },
     { metric: 'ratio: cold-start convergence / lower bound', value: `${fixed(coldMs / bareMs, 1)}x` },
     {
@@ -651,7 +661,9 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   issued by a loop over the operator's own \`Prober\` (\`Prober.fetchCard\` and \`Prober.probe\`), with the
   operator's concurrency shape (\`--workers\` agents at once, each agent's pods in parallel,
   \`--probe-concurrency\` probes in flight); one Prober for every round, so connections stay alive as they do
-  in the operator, after one warm-up round; no Kubernetes. Both are measured in this run.
+  in the operator, after one warm-up round; rounds start one probe period apart, as the operator's visits do,
+  so connections idle between rounds as long as the operator's (the agents close idle connections after
+  Node's default 5 s, on both sides alike); no Kubernetes. Both are measured in this run.
 - **CPU per probe**: the operator's \`process_cpu_seconds_total\` over its \`a2a_operator_probes_total\` in
   steady state, against the bare loop's own process CPU over its probes (card fetches included on both sides).
   The ceiling divides a period by CPU per probe x probes per agent per period.

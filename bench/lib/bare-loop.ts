@@ -5,8 +5,10 @@
  * operator's concurrency shape (`workers` agents at once, each agent's pods in parallel, at most
  * `probeConcurrency` probes in flight), and no Kubernetes at all. The rounds share one Prober,
  * as the operator's probes share its one Prober: connections stay alive from round to round
- * (the caller runs a warm-up round first), and cards are fetched through `Prober.fetchCard`
- * exactly as the operator fetches them. Both sides are equal: warm connections, warm JIT.
+ * for as long as the agents keep them (the caller runs a warm-up round first and starts rounds
+ * one probe period apart, as the operator visits), and cards are fetched through
+ * `Prober.fetchCard` exactly as the operator fetches them. Both sides are equal: the same
+ * connection reuse, warm JIT.
  */
 import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import { CardParseError, parseCard } from '../../src/card/index.js';
