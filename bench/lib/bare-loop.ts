@@ -11,6 +11,7 @@
  * connection reuse, warm JIT.
  */
 import { A2AAgentSpec } from '../../src/api/a2aagent.js';
+import { CAPABILITIES, capabilityClaims } from '../../src/card/card-claims.js';
 import { CardParseError, parseCard } from '../../src/card/index.js';
 import { mapInterfaces } from '../../src/controller/interface-map.js';
 import { podPort, serviceHostNames } from '../../src/controller/port-mapping.js';
@@ -31,6 +32,8 @@ export interface BareRound {
   cpuMs: number;
   fetches: number;
   probes: number;
+  /** Capability calls (three per verified interface of the agents whose turn it was). */
+  capabilityCalls: number;
   /** Probes whose answer was not Verified (the agents are healthy, so this should be 0). */
   notVerified: number;
 }
@@ -39,14 +42,25 @@ export async function bareRound(
   namespace: string,
   agents: readonly BareAgent[],
   prober: Prober,
-  opts: { workers: number },
+  opts: {
+    workers: number;
+    /**
+     * Whether this agent's verified interfaces get the three capability calls after their
+     * probe, as the operator makes them (DESIGN 5.4): on its first visit for every agent, then
+     * for about one agent in CAPABILITY_PERIODS each period (src/controller/probe-memory.ts).
+     */
+    capabilities: (agentIndex: number) => boolean;
+  },
 ): Promise<BareRound> {
   let fetches = 0;
   let probes = 0;
+  let capabilityCalls = 0;
   let notVerified = 0;
   const started = performance.now();
   const cpu = process.cpuUsage();
+  const index = new Map(agents.map((a, i) => [a, i]));
   await limited(agents, opts.workers, async (agent) => {
+    const withCapabilities = opts.capabilities(index.get(agent)!);
     const spec = A2AAgentSpec.parse(agent.spec);
     const serviceName = spec.routing.serviceName ?? agent.name;
     const cardPort = spec.ports.find((p) => p.name === spec.card.port)!;
@@ -77,13 +91,20 @@ export async function bareRound(
         await Promise.all(
           mapped.map(async (m) => {
             if (!m.mapped) return;
-            const r = await prober.probe(
-              { address: ip, port: podPort(m.port, { containerPorts: {} })! },
-              m.iface,
-              { timeoutMs },
-            );
+            const target = { address: ip, port: podPort(m.port, { containerPorts: {} })! };
+            const r = await prober.probe(target, m.iface, { timeoutMs });
             probes++;
-            if (r.state !== 'Verified') notVerified++;
+            if (r.state !== 'Verified') {
+              notVerified++;
+              return;
+            }
+            if (!withCapabilities) return;
+            // As LiveProbeBackend.probeCapabilities: the three calls at once.
+            const claims = capabilityClaims(card.raw);
+            await Promise.all(
+              CAPABILITIES.map((c) => prober.probeCapability(target, m.iface, c, claims[c], { timeoutMs })),
+            );
+            capabilityCalls += CAPABILITIES.length;
           }),
         );
       }),
@@ -95,6 +116,7 @@ export async function bareRound(
     cpuMs: (used.user + used.system) / 1000,
     fetches,
     probes,
+    capabilityCalls,
     notVerified,
   };
 }
