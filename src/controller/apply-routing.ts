@@ -196,14 +196,48 @@ async function checkNotForeign(
   desired: { slices: V1EndpointSlice[]; configMap: V1ConfigMap },
   signal?: AbortSignal,
 ): Promise<void> {
+  // Asked at once (on a first visit none is cached, so each is a round trip); the ConfigMap's
+  // conflict is reported first, then the slices' in order, as when they were asked in turn.
   const cm = desired.configMap.metadata!.name!;
-  if ((await claimByName(client, caches.configMaps, 'ConfigMap', owner, cm, signal)) === 'foreign')
+  const slices = desired.slices.map((s) => s.metadata!.name!);
+  const [cmClaim, ...sliceClaims] = await settledAll([
+    claimByName(client, caches.configMaps, 'ConfigMap', owner, cm, signal),
+    ...slices.map((name) => claimByName(client, caches.slices, 'EndpointSlice', owner, name, signal)),
+  ]);
+  if (cmClaim === 'foreign')
     throw new OwnershipConflictError(Reason.ConfigMapConflict, conflictMessage(owner, 'ConfigMap', cm));
-  for (const s of desired.slices) {
-    const name = s.metadata!.name!;
-    if ((await claimByName(client, caches.slices, 'EndpointSlice', owner, name, signal)) === 'foreign')
-      throw new OwnershipConflictError(Reason.SliceConflict, conflictMessage(owner, 'EndpointSlice', name));
+  const taken = slices.find((_, i) => sliceClaims[i] === 'foreign');
+  if (taken !== undefined)
+    throw new OwnershipConflictError(Reason.SliceConflict, conflictMessage(owner, 'EndpointSlice', taken));
+}
+
+/**
+ * Writes slices: those of different ports at once (they route different things), those of one
+ * port in their order, so an endpoint moving between a port's chunks is added before it is
+ * removed (make before break, as between a port's slices and the card).
+ */
+async function writeSlices(
+  slices: readonly V1EndpointSlice[],
+  write: (slice: V1EndpointSlice) => Promise<void>,
+): Promise<void> {
+  const byPort = new Map<string, V1EndpointSlice[]>();
+  for (const s of slices) {
+    const port = s.ports?.[0]?.name ?? '';
+    byPort.set(port, [...(byPort.get(port) ?? []), s]);
   }
+  await settledAll(
+    [...byPort.values()].map(async (ofPort) => {
+      for (const s of ofPort) await write(s);
+    }),
+  );
+}
+
+/** Promise.all that rejects only once every promise has settled (no request outlives its step). */
+async function settledAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
 
 /** The agent's objects in the owned caches (all carry our labels; claimOf sorts them). */
@@ -309,7 +343,7 @@ export async function applyRouting(
     cardNow = desired.interimConfigMap;
   }
   const wanted = new Set(desired.slices.map((s) => s.metadata!.name!));
-  for (const s of desired.slices) await write(s, caches.slices.get(ns, s.metadata!.name!));
+  await writeSlices(desired.slices, (s) => write(s, caches.slices.get(ns, s.metadata!.name!)));
   for (const s of ownedCandidates(caches.slices, ns, owner.name)) {
     const labels = s.metadata?.labels ?? {};
     if (
@@ -357,7 +391,7 @@ export async function applyShrink(
     await applyObject(client, obj as ApplyBody, { signal });
     writes++;
   };
-  for (const s of desired.slices) await write(s, caches.slices.get(ns, s.metadata!.name!));
+  await writeSlices(desired.slices, (s) => write(s, caches.slices.get(ns, s.metadata!.name!)));
   if (desired.configMap) {
     const cm = desired.configMap;
     const actual = caches.configMaps.get(ns, cm.metadata!.name!);
