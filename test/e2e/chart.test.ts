@@ -18,11 +18,11 @@ import {
   agentDeployment,
   agentImage,
   applyObjects,
-  getJson,
+  getAgent,
   healthyPodConfig,
   waitPodsRunning,
 } from './agents.js';
-import { useRealCluster, type E2ECluster } from './fixture.js';
+import { createPodNamespace, deleteNamespace, useRealCluster, type E2ECluster } from './fixture.js';
 import { installOperator, type InstalledOperator } from './operator.js';
 
 const log = (line: string) => process.stderr.write(`[e2e:chart] ${line}\n`);
@@ -82,10 +82,6 @@ async function runNodePod(name: string, script: string): Promise<string> {
   return out;
 }
 
-function getAgent(): Promise<AgentView> {
-  return getJson<AgentView>(cluster, ['a2a', AGENT, '-n', ns]);
-}
-
 /** The objects of `manifests` that still exist (kubectl get -f, every kind at once). */
 async function existing(manifests: Manifest[], namespace: string): Promise<string[]> {
   const r = await cluster.kubectl(
@@ -99,10 +95,7 @@ async function existing(manifests: Manifest[], namespace: string): Promise<strin
 before(async () => {
   cluster = await useRealCluster();
   core = cluster.kc.makeApiClient(k8s.CoreV1Api);
-  ns = await cluster.createNamespace('e2e-chart');
-  await waitFor('the default ServiceAccount', () =>
-    core.readNamespacedServiceAccount({ name: 'default', namespace: ns }),
-  );
+  ns = await createPodNamespace(cluster, 'e2e-chart');
   agentImageRef = await agentImage(cluster, log);
   // The chart's default RBAC mode (cluster-scoped ClusterRole/Binding), so uninstall is checked
   // on cluster-scoped objects too; the other e2e files use the namespaced mode.
@@ -116,7 +109,7 @@ before(async () => {
 
 after(async () => {
   await op?.uninstall();
-  await core?.deleteNamespace({ name: ns }).catch(() => undefined);
+  if (ns) await deleteNamespace(cluster, ns);
 });
 
 describe('the chart installed for real', () => {
@@ -248,7 +241,7 @@ describe('the chart installed for real', () => {
     const agent = await waitFor(
       `${ns}/${AGENT} Ready=True for its generation`,
       async () => {
-        const a = (seen = await getAgent());
+        const a = (seen = await getAgent(cluster, ns, AGENT));
         return a.status?.observedGeneration === a.metadata.generation &&
           condition(a, 'Ready')?.status === 'True'
           ? a
@@ -284,7 +277,7 @@ describe('the chart installed for real', () => {
 
     const cm = await core.readNamespacedConfigMap({ name: `${AGENT}-agent-card`, namespace: ns });
     assert.deepEqual(served, JSON.parse(cm.data!['agent-card.json']!), 'the card the operator published');
-    const advertised = ((await getAgent()).status?.interfaces ?? [])
+    const advertised = ((await getAgent(cluster, ns, AGENT)).status?.interfaces ?? [])
       .filter((i) => i.advertised)
       .map((i) => i.url)
       .sort();

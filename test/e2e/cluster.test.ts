@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
 import { waitFor } from '../harness/wait.js';
-import { useRealCluster, type E2ECluster } from './fixture.js';
+import { createPodNamespace, deleteNamespace, useRealCluster, type E2ECluster } from './fixture.js';
 
 const GATE = 'a2a.dev/card-verified';
 const TIMEOUT = 120_000;
@@ -49,15 +49,11 @@ before(async () => {
   cluster = await useRealCluster();
   core = cluster.kc.makeApiClient(k8s.CoreV1Api);
   apps = cluster.kc.makeApiClient(k8s.AppsV1Api);
-  ns = await cluster.createNamespace('e2e-cluster');
-  // the ServiceAccount controller makes `default` shortly after the namespace
-  await waitFor('the default ServiceAccount', () =>
-    core.readNamespacedServiceAccount({ name: 'default', namespace: ns }),
-  );
+  ns = await createPodNamespace(cluster, 'e2e-cluster');
 });
 
 after(async () => {
-  await core?.deleteNamespace({ name: ns }).catch(() => undefined);
+  if (ns) await deleteNamespace(cluster, ns);
 });
 
 describe('real single-node cluster', () => {

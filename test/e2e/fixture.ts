@@ -4,7 +4,9 @@
  * (`node --import tsx --test test/e2e/x.test.ts`) starts one itself and stops it after its tests.
  */
 import { after } from 'node:test';
+import * as k8s from '@kubernetes/client-node';
 import { startRealCluster, type RealCluster } from '../harness/real-cluster/cluster.js';
+import { waitFor } from '../harness/wait.js';
 import { describeForTests, handleOf, wrap, type Description, type E2ECluster } from './cluster-handle.js';
 
 export { describeForTests, type E2ECluster };
@@ -27,4 +29,32 @@ async function connect(): Promise<E2ECluster> {
 export function useRealCluster(): Promise<E2ECluster> {
   current ??= connect();
   return current;
+}
+
+/**
+ * A fresh namespace that takes pods: created, then waited for until its `default`
+ * ServiceAccount exists (the ServiceAccount controller makes it shortly after the namespace, and
+ * the API server refuses pods until then).
+ */
+export async function createPodNamespace(cluster: E2ECluster, prefix: string): Promise<string> {
+  const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
+  const ns = await cluster.createNamespace(prefix);
+  try {
+    await waitFor('the default ServiceAccount', () =>
+      core.readNamespacedServiceAccount({ name: 'default', namespace: ns }),
+    );
+  } catch (err) {
+    // the caller never learns the name, so its cleanup cannot delete it
+    await deleteNamespace(cluster, ns);
+    throw err;
+  }
+  return ns;
+}
+
+/** Starts the namespace's deletion without waiting for it to finish; a failure is ignored (cleanup). */
+export async function deleteNamespace(cluster: E2ECluster, ns: string): Promise<void> {
+  await cluster.kc
+    .makeApiClient(k8s.CoreV1Api)
+    .deleteNamespace({ name: ns })
+    .catch(() => undefined);
 }

@@ -9,7 +9,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as k8s from '@kubernetes/client-node';
 import { condition, waitFor, type AgentView } from '../harness/wait.js';
 import {
   GATE,
@@ -24,7 +23,7 @@ import {
   podCondition,
   waitAgent,
 } from './agents.js';
-import { useRealCluster, type E2ECluster } from './fixture.js';
+import { createPodNamespace, deleteNamespace, useRealCluster, type E2ECluster } from './fixture.js';
 import { installOperator, type InstalledOperator } from './operator.js';
 
 const log = (line: string) => process.stderr.write(`[e2e:gc] ${line}\n`);
@@ -93,11 +92,7 @@ async function scaleOperator(replicas: number): Promise<void> {
 
 before(async () => {
   cluster = await useRealCluster();
-  const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
-  ns = await cluster.createNamespace('e2e-gc');
-  await waitFor('the default ServiceAccount', () =>
-    core.readNamespacedServiceAccount({ name: 'default', namespace: ns }),
-  );
+  ns = await createPodNamespace(cluster, 'e2e-gc');
   const image = await agentImage(cluster, log);
   operator = await installOperator(cluster, { watchNamespaces: [ns], replicas: 1, log });
   // one pod whose card declares gRPC it does not serve: its gate goes False, it is not Ready
@@ -125,7 +120,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (ns) await cluster.kubectl(['delete', 'namespace', ns, '--wait=false']);
+  if (ns) await deleteNamespace(cluster, ns);
   await operator?.uninstall();
 });
 

@@ -8,7 +8,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as k8s from '@kubernetes/client-node';
 import { condition, waitFor, type AgentView } from '../harness/wait.js';
 import {
   GATE,
@@ -24,8 +23,8 @@ import {
   waitAgent,
   type PodView,
 } from './agents.js';
-import { useRealCluster, type E2ECluster } from './fixture.js';
-import { argoStatus, fluxStatus, kstatusOf } from './health.js';
+import { createPodNamespace, deleteNamespace, useRealCluster, type E2ECluster } from './fixture.js';
+import { assertGitOpsHealth, kstatusOf } from './health.js';
 import { installOperator, type InstalledOperator } from './operator.js';
 
 const log = (line: string) => process.stderr.write(`[e2e:gitops-rollout] ${line}\n`);
@@ -123,17 +122,13 @@ async function healthy(): Promise<{ agent: AgentView; pods: PodView[] }> {
 
 before(async () => {
   cluster = await useRealCluster();
-  const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
-  ns = await cluster.createNamespace('e2e-gitops');
-  await waitFor('the default ServiceAccount', () =>
-    core.readNamespacedServiceAccount({ name: 'default', namespace: ns }),
-  );
+  ns = await createPodNamespace(cluster, 'e2e-gitops');
   image = await agentImage(cluster, log);
   operator = await installOperator(cluster, { watchNamespaces: [ns], replicas: 1, log });
 });
 
 after(async () => {
-  if (ns) await cluster.kubectl(['delete', 'namespace', ns, '--wait=false']);
+  if (ns) await deleteNamespace(cluster, ns);
   await operator?.uninstall();
 });
 
@@ -156,9 +151,7 @@ describe('a GitOps rollout stopped by the card-verified gate', () => {
       assert.equal(podCondition(p, 'Ready')?.status, 'True');
     }
     assert.equal(agent.status?.verified, '3/3');
-    assert.match(await argoStatus(agent), /^Healthy: /);
-    assert.match(await fluxStatus(agent), /^Current/);
-    assert.match(await kstatusOf(agent), /^Current /);
+    await assertGitOpsHealth(agent, 'Healthy');
   });
 
   test('a revision whose card lies: the new pod never turns Ready, the rollout fails with ProgressDeadlineExceeded', async () => {
@@ -241,9 +234,7 @@ describe('a GitOps rollout stopped by the card-verified gate', () => {
     );
     assert.equal(condition(partial, 'Ready')?.status, 'False');
     assert.equal(condition(partial, 'Stalled')?.status, 'False');
-    assert.match(await argoStatus(partial), /^Progressing: /);
-    assert.match(await fluxStatus(partial), /^InProgress/);
-    assert.match(await kstatusOf(partial), /^InProgress /);
+    await assertGitOpsHealth(partial, 'Progressing');
 
     // docs/conditions.md: failOn: AnyPod makes a lie on any one pod fail the sync
     const p = await cluster.kubectl([
@@ -266,9 +257,7 @@ describe('a GitOps rollout stopped by the card-verified gate', () => {
     );
     assert.equal(condition(failed, 'Stalled')?.reason, 'FailureConfirmed');
     assert.equal(condition(failed, 'Ready')?.reason, 'InterfaceUnimplemented');
-    assert.match(await argoStatus(failed), /^Degraded: /);
-    assert.match(await fluxStatus(failed), /^Failed/);
-    assert.match(await kstatusOf(failed), /^Failed /);
+    await assertGitOpsHealth(failed, 'Degraded');
   });
 
   test('the fixed revision rolls out: every pod gated True and Ready, everything healthy again', async () => {
@@ -285,9 +274,7 @@ describe('a GitOps rollout stopped by the card-verified gate', () => {
       assert.equal(podCondition(p, 'Ready')?.status, 'True');
     }
     assert.equal(condition(agent, 'Stalled')?.status, 'False');
-    assert.match(await argoStatus(agent), /^Healthy: /);
-    assert.match(await fluxStatus(agent), /^Current/);
-    assert.match(await kstatusOf(agent), /^Current /);
+    await assertGitOpsHealth(agent, 'Healthy');
     const names = pods.map((p) => p.metadata.name).sort();
     // every slice lists exactly the fixed pods, ready (the liar's endpoint left with its pod)
     await waitFor(

@@ -11,7 +11,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
 import { LEADER_ELECTION_DEFAULTS } from '../../src/kube/leader-election.js';
 import { ctr } from '../harness/real-cluster/containerd.js';
 import { condition, waitFor, type AgentView } from '../harness/wait.js';
@@ -20,11 +20,11 @@ import {
   agentDeployment,
   agentImage,
   applyObjects,
-  getJson,
+  getAgent,
   healthyPodConfig,
   waitPodsRunning,
 } from './agents.js';
-import { useRealCluster, type E2ECluster } from './fixture.js';
+import { createPodNamespace, deleteNamespace, useRealCluster, type E2ECluster } from './fixture.js';
 import { installOperator, type InstalledOperator } from './operator.js';
 
 const log = (line: string) => process.stderr.write(`[e2e:operator-survival] ${line}\n`);
@@ -37,10 +37,6 @@ let cluster: E2ECluster;
 let ns: string;
 let op: InstalledOperator | undefined;
 let period = 5;
-
-function getAgent(): Promise<AgentView> {
-  return getJson<AgentView>(cluster, ['a2a', AGENT, '-n', ns]);
-}
 
 function livePods(pods: k8s.V1Pod[]): string[] {
   return pods.filter((p) => !p.metadata?.deletionTimestamp).map((p) => p.metadata!.name!);
@@ -95,7 +91,7 @@ async function takeover(what: string, kill: (leader: string) => Promise<void>): 
         if (holder && holder !== leader) [leaseMs, newLeader] = [Date.now() - t0, holder];
       }
       if (statusMs === undefined) {
-        const a = (seen = await getAgent());
+        const a = (seen = await getAgent(cluster, ns, AGENT));
         if ((a.status?.observedGeneration ?? 0) >= generation) statusMs = Date.now() - t0;
       }
       return leaseMs !== undefined && statusMs !== undefined;
@@ -107,7 +103,7 @@ async function takeover(what: string, kill: (leader: string) => Promise<void>): 
       `${String(err)}\nlast status: ${JSON.stringify(seen?.status?.conditions)}\n${await op!.logs()}`,
     ),
   );
-  const a = await getAgent();
+  const a = await getAgent(cluster, ns, AGENT);
   assert.equal(condition(a, 'Ready')?.status, 'True', JSON.stringify(a.status?.conditions));
   log(
     `${what}: Lease taken by ${newLeader} after ${(leaseMs! / 1000).toFixed(1)}s; ` +
@@ -122,11 +118,7 @@ async function takeover(what: string, kill: (leader: string) => Promise<void>): 
 
 before(async () => {
   cluster = await useRealCluster();
-  const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
-  ns = await cluster.createNamespace('e2e-survival');
-  await waitFor('the default ServiceAccount', () =>
-    core.readNamespacedServiceAccount({ name: 'default', namespace: ns }),
-  );
+  ns = await createPodNamespace(cluster, 'e2e-survival');
   const image = await agentImage(cluster, log);
   op = await installOperator(cluster, { watchNamespaces: [ns], replicas: 2, log });
   await applyObjects(
@@ -142,7 +134,7 @@ before(async () => {
   await waitFor(
     `${ns}/${AGENT} Ready for its generation`,
     async () => {
-      const a = await getAgent();
+      const a = await getAgent(cluster, ns, AGENT);
       return (
         a.status?.observedGeneration === a.metadata.generation && condition(a, 'Ready')?.status === 'True'
       );
@@ -154,10 +146,7 @@ before(async () => {
 
 after(async () => {
   await op?.uninstall();
-  await cluster?.kc
-    .makeApiClient(k8s.CoreV1Api)
-    .deleteNamespace({ name: ns })
-    .catch(() => undefined);
+  if (ns) await deleteNamespace(cluster, ns);
 });
 
 describe('the operator survives losing its leader pod', () => {

@@ -11,7 +11,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:tls';
 import { request } from 'node:https';
-import * as k8s from '@kubernetes/client-node';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
 import { seedAgentConfig, type seedCard } from '../harness/manifests.js';
 import { condition, waitFor, type AgentView } from '../harness/wait.js';
@@ -25,8 +24,8 @@ import {
   waitPodsRunning,
   type PodView,
 } from './agents.js';
-import { useRealCluster, type E2ECluster } from './fixture.js';
-import { argoStatus, fluxStatus, kstatusOf } from './health.js';
+import { createPodNamespace, deleteNamespace, useRealCluster, type E2ECluster } from './fixture.js';
+import { assertGitOpsHealth } from './health.js';
 import { installOperator, type InstalledOperator } from './operator.js';
 
 const log = (line: string) => process.stderr.write(`[e2e:seed] ${line}\n`);
@@ -51,11 +50,7 @@ interface Slice {
 before(async () => {
   const started = Date.now();
   cluster = await useRealCluster();
-  const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
-  ns = await cluster.createNamespace('e2e-seed');
-  await waitFor('the default ServiceAccount', () =>
-    core.readNamespacedServiceAccount({ name: 'default', namespace: ns }),
-  );
+  ns = await createPodNamespace(cluster, 'e2e-seed');
   const image = await agentImage(cluster, log);
   operator = await installOperator(cluster, { watchNamespaces: [ns], replicas: 1, log });
 
@@ -124,7 +119,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (ns) await cluster.kubectl(['delete', 'namespace', ns, '--wait=false']);
+  if (ns) await deleteNamespace(cluster, ns);
   await operator?.uninstall();
   ca?.dispose();
 });
@@ -217,9 +212,7 @@ for (const { runtime, name } of RUNTIMES)
 
     test('kstatus, the Flux expressions and the Argo CD check fail the agent (Stalled: FailureConfirmed)', async () => {
       const obj = await getJson<AgentView>(cluster, ['a2a', name, '-n', ns]);
-      assert.match(await kstatusOf(obj), /^Failed /);
-      assert.match(await fluxStatus(obj), /^Failed/);
-      assert.match(await argoStatus(obj), /^Degraded: /);
+      await assertGitOpsHealth(obj, 'Degraded');
     });
 
     test('routing: the https slice holds both pods (ready), the grpc slice none; the card lists JSON-RPC only', async () => {

@@ -29,7 +29,7 @@ import { seeded } from '../harness/seeded.js';
 import { judgeCall, tallyCalls, type ClientCall } from '../harness/traffic-verdict.js';
 import { waitFor } from '../harness/wait.js';
 import { a2aAgent, agentDeployment, applyObjects, getJson, podConfig, waitPodsRunning } from './agents.js';
-import { useRealCluster, type E2ECluster } from './fixture.js';
+import { createPodNamespace, deleteNamespace, useRealCluster, type E2ECluster } from './fixture.js';
 import { e2eImages, installOperator, type InstalledOperator } from './operator.js';
 
 const PERIOD = 2;
@@ -129,10 +129,7 @@ before(async () => {
   const started = Date.now();
   cluster = await useRealCluster();
   core = cluster.kc.makeApiClient(k8s.CoreV1Api);
-  ns = await cluster.createNamespace('e2e-traffic');
-  await waitFor('the default ServiceAccount', () =>
-    core.readNamespacedServiceAccount({ name: 'default', namespace: ns }),
-  );
+  ns = await createPodNamespace(cluster, 'e2e-traffic');
   const { agent } = await e2eImages(cluster, log);
   operator = await installOperator(cluster, { watchNamespaces: [ns], log });
   log(`operator ${operator.release} in ${operator.namespace} ready after ${Date.now() - started} ms`);
@@ -220,7 +217,7 @@ before(async () => {
 });
 
 after(async () => {
-  await core?.deleteNamespace({ name: ns }).catch(() => undefined);
+  if (ns) await deleteNamespace(cluster, ns);
   await operator?.uninstall().catch((err: unknown) => log(`uninstall: ${String(err)}`));
 });
 

@@ -11,6 +11,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import {
+  CHURN_DETECTION_MS as D_MS,
+  CHURN_PROBE,
+  churnSpec as spec,
+  startChurnPod,
+} from '../harness/churn-agent.js';
 import { scenario } from '../harness/scenario.js';
 import {
   agentManifest,
@@ -19,18 +25,14 @@ import {
   healthySpec,
   signingKeySecret,
 } from '../harness/manifests.js';
-import { applyWithMissingSecret, restartUnderBlip } from '../harness/lifecycle-steps.js';
+import { applyWithMissingSecret, BLIP_PROBE, restartUnderBlip } from '../harness/lifecycle-steps.js';
 import { deletePod, setPodStatus } from '../harness/pods.js';
 import { observeOwnedRouting, Transitions, watchLifecycle } from '../harness/routing-observer.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
 import { apiWrites, FULL, log, seeded, seedFromEnv, sleep } from './support.js';
 
 const TAG = 'lifecycle-churn';
-const PERIOD = 3;
-const TIMEOUT = 1;
-const THRESHOLD = 2;
-/** Detection bound: a period, confirmation reprobes (1 s, 2 s), probe timeouts, and a reconcile's writes. */
-const D_MS = (PERIOD + 1 + 2 + THRESHOLD * TIMEOUT + 3) * 1000;
+const PERIOD = CHURN_PROBE.periodSeconds;
 /** Rounds of the lifecycle (the long profile runs it again on the same pods). */
 const ROUNDS = FULL ? 3 : 1;
 
@@ -49,13 +51,7 @@ const started = (p: AgentPod) => {
 const s = scenario('lifecycle-churn', {
   async setup({ cluster, ns, pods }) {
     for (const [i, families] of (['IPv4', 'IPv4', 'dual'] as const).entries()) {
-      const p = await startAgentPod(cluster, {
-        namespace: ns,
-        name: `churn-${i}`,
-        labels: { app: 'churn' },
-        config: healthyAgentConfig(`churn.${ns}.svc`),
-        families,
-      });
+      const p = await startChurnPod(cluster, ns, `churn-${i}`, families);
       pods.push(p);
       started(p);
     }
@@ -76,7 +72,7 @@ const s = scenario('lifecycle-churn', {
       signingKeySecret(ns, 'card-key', 'signed', signingJwk),
       agentManifest(ns, 'churn', spec()),
       agentManifest(ns, 'signed', {
-        ...healthySpec('signed', probe()),
+        ...healthySpec('signed', { ...CHURN_PROBE }),
         routing: { signingKey: { secretKeyRef: { name: 'card-key', key: 'key.jwk' } } },
       }),
     );
@@ -94,16 +90,8 @@ const s = scenario('lifecycle-churn', {
   },
 });
 
-function probe() {
-  return { periodSeconds: PERIOD, timeoutSeconds: TIMEOUT, failureThreshold: THRESHOLD };
-}
-
 /** Flips the churn makes at least, however fast the phases go. */
 const MIN_FLIPS = 5;
-
-function spec(extra: Record<string, unknown> = {}) {
-  return { ...healthySpec('churn', probe()), ...extra };
-}
 
 /** Random gRPC break/heal on the churn agent's pods; pause() heals everything and holds still. */
 function churner(random: () => number, pods: () => AgentPod[]) {
@@ -196,13 +184,7 @@ describe('lifecycle edges under break/heal churn', () => {
       for (let round = 0; round < ROUNDS; round++) {
         // 1. Removals while the spec has a problem (a missing Secret): a dual-stack pod deleted,
         // another pod turned NotReady. Both leave every slice, churn or not.
-        extra = await startAgentPod(s.cluster, {
-          namespace: s.ns,
-          name: `churn-extra-${round}`,
-          labels: { app: 'churn' },
-          config: healthyAgentConfig(`churn.${s.ns}.svc`),
-          families: 'dual',
-        });
+        extra = await startChurnPod(s.cluster, s.ns, `churn-extra-${round}`, 'dual');
         started(extra);
         const extraIps = extra.ips;
         await routedTo('the dual-stack pod routed in both families', 'churn', [...all(), ...extraIps]);
@@ -233,14 +215,7 @@ describe('lifecycle edges under break/heal churn', () => {
         // 2. An operator restarted under a one-probe blip withdraws nothing (churn paused: the
         // blip is the only failure). A high threshold leaves seconds before a confirmation.
         await churn.pause();
-        await apply(
-          s.cluster,
-          agentManifest(
-            s.ns,
-            'churn',
-            spec({ probe: { periodSeconds: 8, timeoutSeconds: 2, failureThreshold: 5 } }),
-          ),
-        );
+        await apply(s.cluster, agentManifest(s.ns, 'churn', spec({ probe: { ...BLIP_PROBE } })));
         await routedTo('routed before the restart', 'churn', all(), true);
         const blip = churnPods()[0]!;
         await restartUnderBlip(s, 'churn', blip, {

@@ -2,7 +2,7 @@
 // binding at random. An outside watcher checks the routing invariant at every observation:
 //   - every pod the grpc EndpointSlice routes to served gRPC at some instant of the last D ms
 //     of operator uptime (while it is dead, routing stays as it was: fail static; D is the
-//     detection bound of routing-invariant.test.ts);
+//     churn agent's detection bound, CHURN_DETECTION_MS);
 //   - the http port, never broken, keeps routing to every pod throughout.
 // At the end (everything healed, one last operator): Ready, gRPC routed to every pod.
 //
@@ -17,9 +17,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useCluster, type Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import type { AgentPod } from '../harness/agent-pod.js';
+import { CHURN_DETECTION_MS, churnSpec, startChurnPod } from '../harness/churn-agent.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
-import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { agentManifest, apply } from '../harness/manifests.js';
 import { condition, waitAgent, type AgentView } from '../harness/wait.js';
 import {
   agentEvents,
@@ -37,10 +38,6 @@ import {
 } from './support.js';
 
 const TAG = 'sigkill';
-const PERIOD = 3;
-const TIMEOUT = 1;
-const THRESHOLD = 2;
-const D_MS = (PERIOD + 1 + 2 + THRESHOLD * TIMEOUT + 3) * 1000;
 const KILLS = FULL ? 25 : 12;
 const LOSS_WINDOW_MS = 3_000;
 
@@ -57,25 +54,13 @@ before(async () => {
   cluster = await useCluster();
   ns = await cluster.createNamespace('sigkill');
   for (const i of [0, 1, 2]) {
-    const p = await startAgentPod(cluster, {
-      namespace: ns,
-      name: `churn-${i}`,
-      labels: { app: 'churn' },
-      config: healthyAgentConfig(`churn.${ns}.svc`),
-    });
+    const p = await startChurnPod(cluster, ns, `churn-${i}`);
     pods.push(p);
     grpc.set(p.ip, true);
   }
   recorder = new StatusRecorder(cluster, ns, 'churn');
   await recorder.start();
-  await apply(
-    cluster,
-    agentManifest(
-      ns,
-      'churn',
-      healthySpec('churn', { periodSeconds: PERIOD, timeoutSeconds: TIMEOUT, failureThreshold: THRESHOLD }),
-    ),
-  );
+  await apply(cluster, agentManifest(ns, 'churn', churnSpec()));
   operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
   await operator.waitReady();
   uptime.up();
@@ -125,7 +110,7 @@ describe('operator SIGKILLed at random points', () => {
         const o = await observeRouting(cluster, ns, 'churn').catch(() => undefined);
         if (!o) continue;
         observations++;
-        const from = uptime.windowStart(o.at, D_MS);
+        const from = uptime.windowStart(o.at, CHURN_DETECTION_MS);
         for (const ip of o.slices.get('churn-grpc') ?? []) {
           if (!grpc.upDuring(ip, from, o.at))
             violations.push(`${o.at}: ${ip} routed for gRPC but down since ${from} (${o.at - from}ms)`);

@@ -41,6 +41,12 @@ export async function waitFailedGrpcProbe(operator: OperatorProcess): Promise<vo
   await waitFor('the first failed gRPC probe', async () => (await failed()) > 0, 60_000, 100);
 }
 
+/**
+ * The probe to apply before restartUnderBlip: a high failure threshold leaves seconds between
+ * the fresh operator's first failed probe and a confirmation, so the blip must withdraw nothing.
+ */
+export const BLIP_PROBE = { periodSeconds: 8, timeoutSeconds: 2, failureThreshold: 5 } as const;
+
 /** A pod whose gRPC server the test can stop and start. */
 export interface BlipPod {
   control(path: string, body: unknown): Promise<unknown>;

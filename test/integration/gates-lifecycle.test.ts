@@ -62,6 +62,20 @@ async function healthyPod(name: string, app: string, svc = app): Promise<void> {
   );
 }
 
+/** Sets agent `fin`'s finalizers (null: none) with a merge patch; returns kubectl's result. */
+function setFinFinalizers(finalizers: string[] | null) {
+  return cluster.kubectl([
+    'patch',
+    'a2a',
+    'fin',
+    '-n',
+    ns,
+    '--type=merge',
+    '-p',
+    JSON.stringify({ metadata: { finalizers } }),
+  ]);
+}
+
 before(async () => {
   cluster = await useCluster();
   ns = await cluster.createNamespace('gates');
@@ -86,16 +100,7 @@ before(async () => {
 });
 
 after(async () => {
-  await cluster?.kubectl([
-    'patch',
-    'a2a',
-    'fin',
-    '-n',
-    ns,
-    '--type=merge',
-    '-p',
-    '{"metadata":{"finalizers":null}}',
-  ]);
+  if (cluster) await setFinFinalizers(null);
   await operator?.stop();
   await Promise.all(pods.map((p) => p.destroy()));
 });
@@ -170,16 +175,7 @@ describe('readiness gate lifecycle', () => {
 
   test('an agent being deleted (a finalizer pending) re-applies no child', async () => {
     await waitFor('Service fin', () => exists('service', 'fin'));
-    const p = await cluster.kubectl([
-      'patch',
-      'a2a',
-      'fin',
-      '-n',
-      ns,
-      '--type=merge',
-      '-p',
-      '{"metadata":{"finalizers":["test.a2a.dev/hold"]}}',
-    ]);
+    const p = await setFinFinalizers(['test.a2a.dev/hold']);
     assert.equal(p.code, 0, p.stderr);
     await cluster.kubectl(['delete', 'a2a', 'fin', '-n', ns, '--wait=false']);
     await waitFor('deletionTimestamp', async () => {

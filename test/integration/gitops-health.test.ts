@@ -15,6 +15,7 @@ import { InterfaceState } from '../../src/api/conditions.js';
 import { decide, type DecideInput } from '../../src/controller/decide.js';
 import { allVerified, input, okCard, pod, spec, V, v1Raw } from '../unit/reconcile-fixtures.js';
 import { argoHealth, HEALTH_LUA, run, RUN_HEALTH_LUA } from '../harness/argo-health.js';
+import { fluxHealthCheckExprs, fluxVerdict } from '../harness/flux-health.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'health');
 const GITOPS_DOC = join(REPO_ROOT, 'docs', 'gitops.md');
@@ -55,39 +56,9 @@ function docBlocks(): unknown[] {
   });
 }
 
-interface HealthCheckExpr {
-  apiVersion: string;
-  kind: string;
-  current: string;
-  inProgress?: string;
-  failed?: string;
-}
-
-function fluxExprs(): HealthCheckExpr {
-  const ks = docBlocks().find(
-    (b): b is { spec: { healthCheckExprs: HealthCheckExpr[] } } =>
-      typeof b === 'object' &&
-      b !== null &&
-      'spec' in b &&
-      Array.isArray((b as { spec: { healthCheckExprs?: unknown } }).spec?.healthCheckExprs),
-  );
-  assert.ok(ks, 'docs/gitops.md has a Kustomization with healthCheckExprs');
-  const e = ks.spec.healthCheckExprs.find((x) => x.kind === 'A2AAgent');
-  assert.ok(e);
-  return e;
-}
-
+/** Flux's verdict word (Current, InProgress, Failed, Unknown). */
 async function flux(obj: unknown): Promise<string> {
-  const e = fluxExprs();
-  const args = [
-    '-current',
-    e.current,
-    ...(e.inProgress ? ['-inProgress', e.inProgress] : []),
-    ...(e.failed ? ['-failed', e.failed] : []),
-  ];
-  const r = await run(binaryPath('cel-eval'), args, JSON.stringify(obj));
-  assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
-  return r.stdout.trim().split(' ')[0]!;
+  return (await fluxVerdict(obj)).split(' ')[0]!;
 }
 
 async function kstatus(obj: unknown): Promise<string> {
@@ -183,7 +154,7 @@ describe('docs/gitops.md', () => {
   });
 
   test('the Flux snippet names the A2AAgent kind and version', () => {
-    const e = fluxExprs();
+    const e = fluxHealthCheckExprs();
     assert.equal(e.apiVersion, 'a2a.dev/v1alpha1');
     assert.ok(e.failed && e.inProgress);
   });

@@ -161,19 +161,23 @@ test('node dist/cli/main.js run (built with tsconfig.build.json) serves /readyz 
       }
       assert.ok(ready, proc.tail());
       assert.equal((await fetch(`http://127.0.0.1:${metrics}/healthz`)).status, 200);
+      /** The operator's Lease holder as stored ('' when released). */
+      const leaseHolder = async () =>
+        (
+          await cluster.kubectl([
+            'get',
+            'lease',
+            `image-test-${process.pid}`,
+            '-n',
+            ns,
+            '-o',
+            'jsonpath={.spec.holderIdentity}',
+          ])
+        ).stdout;
       // Wait until it leads (the Lease names it), so shutdown includes releasing the Lease.
       const leaseDeadline = Date.now() + 20_000;
       while (Date.now() < leaseDeadline) {
-        const l = await cluster.kubectl([
-          'get',
-          'lease',
-          `image-test-${process.pid}`,
-          '-n',
-          ns,
-          '-o',
-          'jsonpath={.spec.holderIdentity}',
-        ]);
-        if (l.stdout.startsWith('image-0')) break;
+        if ((await leaseHolder()).startsWith('image-0')) break;
         await new Promise((r) => setTimeout(r, 200));
       }
       const chart = one(await renderChart(), 'Deployment').spec as {
@@ -187,16 +191,7 @@ test('node dist/cli/main.js run (built with tsconfig.build.json) serves /readyz 
         new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs)),
       ]);
       assert.equal(code, 0, `exit ${String(code)} after ${Date.now() - started}ms:\n${proc.tail()}`);
-      const lease = await cluster.kubectl([
-        'get',
-        'lease',
-        `image-test-${process.pid}`,
-        '-n',
-        ns,
-        '-o',
-        'jsonpath={.spec.holderIdentity}',
-      ]);
-      assert.equal(lease.stdout, '', 'the Lease was released on shutdown');
+      assert.equal(await leaseHolder(), '', 'the Lease was released on shutdown');
     } finally {
       clearInterval(keepAlive);
       await proc.stop('SIGKILL', 1000);

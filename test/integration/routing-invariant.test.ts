@@ -18,10 +18,16 @@
 // two agents selecting the same pods.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import type { AgentPod } from '../harness/agent-pod.js';
+import {
+  CHURN_DETECTION_MS as D_MS,
+  churnSpec as spec,
+  startChurnPod,
+  WRITES_MS,
+} from '../harness/churn-agent.js';
 import { scenario } from '../harness/scenario.js';
-import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
-import { applyWithMissingSecret, restartUnderBlip } from '../harness/lifecycle-steps.js';
+import { agentManifest, apply } from '../harness/manifests.js';
+import { applyWithMissingSecret, BLIP_PROBE, restartUnderBlip } from '../harness/lifecycle-steps.js';
 import { deletePod, setPodStatus } from '../harness/pods.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
 import { seeded } from '../harness/seeded.js';
@@ -34,13 +40,6 @@ import {
   type LifecycleWatch,
 } from '../harness/routing-observer.js';
 
-const PERIOD = 3;
-const TIMEOUT = 1;
-const THRESHOLD = 2;
-/** How long a reconcile's writes (card, then slices, or the reverse) may take on a busy machine. */
-const WRITES_MS = 3000;
-/** Detection bound: a period, confirmation reprobes (1 s, 2 s), probe timeouts, and a reconcile's writes. */
-const D_MS = (PERIOD + 1 + 2 + THRESHOLD * TIMEOUT) * 1000 + WRITES_MS;
 const CHURN_MS = Number(process.env.A2A_INVARIANT_SECONDS ?? 90) * 1000;
 
 /** Per pod address: serving gRPC. */
@@ -51,24 +50,12 @@ const presence = new Transitions();
 const s = scenario('invariant', {
   async setup({ cluster, ns, pods }) {
     for (const i of [0, 1, 2]) {
-      const p = await startAgentPod(cluster, {
-        namespace: ns,
-        name: `churn-${i}`,
-        labels: { app: 'churn' },
-        config: healthyAgentConfig(`churn.${ns}.svc`),
-      });
+      const p = await startChurnPod(cluster, ns, `churn-${i}`);
       pods.push(p);
       history.set(p.ip, true);
       presence.set(p.ip, true);
     }
-    await apply(
-      cluster,
-      agentManifest(
-        ns,
-        'churn',
-        healthySpec('churn', { periodSeconds: PERIOD, timeoutSeconds: TIMEOUT, failureThreshold: THRESHOLD }),
-      ),
-    );
+    await apply(cluster, agentManifest(ns, 'churn', spec()));
   },
   async ready({ cluster, ns }) {
     await waitAgent(cluster, ns, 'churn', 'Ready', (a) => condition(a, 'Ready')?.status === 'True');
@@ -171,14 +158,6 @@ describe('routing invariant under random break/heal', () => {
       boundMs: D_MS,
       mustKeep: () => (mustKeepAll ? { service: 'churn', pods: s.pods.length } : undefined),
     });
-    const spec = (extra: Record<string, unknown> = {}) => ({
-      ...healthySpec('churn', {
-        periodSeconds: PERIOD,
-        timeoutSeconds: TIMEOUT,
-        failureThreshold: THRESHOLD,
-      }),
-      ...extra,
-    });
     const all = () => s.pods.map((p) => p.ip).sort();
     /** Both ports of `service` route to exactly the given addresses. */
     const routedTo = (what: string, service: string, ips: string[]) =>
@@ -204,13 +183,7 @@ describe('routing invariant under random break/heal', () => {
     let seen: Awaited<ReturnType<LifecycleWatch['stop']>>;
     try {
       // 1. Removals while the spec has a problem: a dual-stack pod deleted, another turned NotReady.
-      extra = await startAgentPod(s.cluster, {
-        namespace: s.ns,
-        name: 'churn-extra',
-        labels: { app: 'churn' },
-        config: healthyAgentConfig(`churn.${s.ns}.svc`),
-        families: 'dual',
-      });
+      extra = await startChurnPod(s.cluster, s.ns, 'churn-extra', 'dual');
       const extraIps = extra.ips;
       for (const ip of extraIps) {
         history.set(ip, true);
@@ -239,14 +212,7 @@ describe('routing invariant under random break/heal', () => {
 
       // 2. An operator restarted under a one-probe blip withdraws nothing. A high threshold
       // leaves seconds between the first failure and its confirmation.
-      await apply(
-        s.cluster,
-        agentManifest(
-          s.ns,
-          'churn',
-          spec({ probe: { periodSeconds: 8, timeoutSeconds: 2, failureThreshold: 5 } }),
-        ),
-      );
+      await apply(s.cluster, agentManifest(s.ns, 'churn', spec({ probe: { ...BLIP_PROBE } })));
       await waitAgent(s.cluster, s.ns, 'churn', 'Ready', (a) => condition(a, 'Ready')?.status === 'True');
       await routedTo('routed before the restart', 'churn', all());
       const blip = s.pods[0]!;

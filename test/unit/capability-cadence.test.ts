@@ -4,29 +4,15 @@
 // conclusive, every period while not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import { CapabilityState, InterfaceState } from '../../src/api/conditions.js';
 import { MemoryStore } from '../../src/controller/agent-memory.js';
 import { observePods } from '../../src/controller/observe-pods.js';
 import type { CapabilityFinding, ProbeBackend } from '../../src/controller/probe-backend.js';
 import { CAPABILITY_PERIODS } from '../../src/controller/probe-memory.js';
+import { agentSpec, observeInput } from './observe-fixtures.js';
 
 const PERIOD_S = 10;
-const spec = A2AAgentSpec.parse({
-  selector: { matchLabels: { app: 'a' } },
-  ports: [{ name: 'http', port: 8080 }],
-  card: { port: 'http' },
-  probe: { periodSeconds: PERIOD_S },
-});
-const pod = {
-  name: 'a-0',
-  uid: 'u',
-  ip: '10.0.0.1',
-  candidate: true,
-  terminating: false,
-  containerPorts: {},
-  gateListed: false,
-};
+const spec = agentSpec(8080, { probe: { periodSeconds: PERIOD_S } });
 
 function fleet(opts: { inconclusive?: boolean } = {}) {
   let description = 'one';
@@ -75,18 +61,13 @@ async function periods(
 ) {
   let now = 1_000_000 + start * PERIOD_S * 1000;
   for (let i = 0; i < n; i++) {
-    await observePods({
-      key: 'ns/a',
-      spec,
-      namespace: 'ns',
-      serviceName: 'a',
-      pods: [pod],
-      memory,
-      backend: f.backend,
-      credentials: {},
-      now: () => now,
-      random: () => 0.999_999, // no jitter: due exactly CAPABILITY_PERIODS periods later
-    });
+    await observePods(
+      observeInput(spec, f.backend, {
+        memory,
+        now: () => now,
+        random: () => 0.999_999, // no jitter: due exactly CAPABILITY_PERIODS periods later
+      }),
+    );
     now += PERIOD_S * 1000;
   }
   return memory;
