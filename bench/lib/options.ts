@@ -34,8 +34,10 @@ writes them to docs/benchmarks.md.
   --sizes <n,n,...>         run each size in turn (e.g. 100,300,1000) and print the cost curve;
                             overrides --agents
   --pods <n>                pods per agent (default 3)
-  --period <s>              probe periodSeconds (default 5)
-  --timeout <s>             probe timeoutSeconds (default 2)
+  --period <s>              probe periodSeconds (default 10; the CRD's default is 30: at 5 s, 1,000
+                            agents' fleet, control plane and operator need more than this machine's
+                            2 cores, and the run measures the queue, not the operator)
+  --timeout <s>             probe timeoutSeconds (default 3, the CRD's default)
   --threshold <n>           probe failureThreshold (default 2)
   --events <n>              gRPC break/heal events for reaction latency (default 24)
   --event-concurrency <n>   events in flight at once, on different processes (default 4)
@@ -98,8 +100,8 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     sizes,
     build: !values['no-build'],
     pods: positive(values.pods, 'pods', 3),
-    period: positive(values.period, 'period', 5),
-    timeout: positive(values.timeout, 'timeout', 2),
+    period: positive(values.period, 'period', 10),
+    timeout: positive(values.timeout, 'timeout', 3),
     threshold: positive(values.threshold, 'threshold', 2),
     events: positive(values.events, 'events', 24),
     eventConcurrency: positive(values['event-concurrency'], 'event-concurrency', 4),
