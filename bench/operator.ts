@@ -69,10 +69,14 @@ function allVerified(a: AgentObject | undefined, pods: number): boolean {
 }
 
 /** Ready addresses the agent's Service routes `port` to, over all its slices for that port. */
-function routed(slices: ReadonlyMap<string, V1EndpointSlice>, service: string, port: string): Set<string> {
+function routed(slices: WatchMap<V1EndpointSlice>, service: string, port: string): Set<string> {
+  return routedIn(slices.group(service), port);
+}
+
+/** The ready addresses of `port` in one Service's slices (a group of the slices' WatchMap). */
+function routedIn(serviceSlices: ReadonlyMap<string, V1EndpointSlice>, port: string): Set<string> {
   const out = new Set<string>();
-  for (const s of slices.values()) {
-    if (s.metadata?.labels?.['kubernetes.io/service-name'] !== service) continue;
+  for (const s of serviceSlices.values()) {
     if (!s.ports?.some((p) => p.name === port)) continue;
     for (const e of s.endpoints ?? []) {
       if (e.conditions?.ready === false) continue;
@@ -173,8 +177,7 @@ async function reactionLatency(
   const out: Reaction = { removeMs: [], readdMs: [], timeouts: 0, events: 0 };
   const limitMs = (opts.period * 4 + opts.timeout * (opts.threshold + 2) + 30) * 1000;
   let remaining = opts.events;
-  const present = (pod: FleetPod) => (m: ReadonlyMap<string, V1EndpointSlice>) =>
-    routed(m, pod.agent, 'grpc').has(pod.ip);
+  const present = (pod: FleetPod) => () => routed(slices, pod.agent, 'grpc').has(pod.ip);
   const event = async (agent: FleetAgent): Promise<void> => {
     const n = ++out.events;
     try {
@@ -184,7 +187,7 @@ async function reactionLatency(
       await agent.setGrpc(false);
       const removed = await Promise.all(
         agent.pods.map((p) =>
-          slices.until(`${p.name} removed from ${p.agent}-grpc`, (m) => !present(p)(m), limitMs),
+          slices.until(`${p.name} removed from ${p.agent}-grpc`, () => !present(p)(), limitMs),
         ),
       );
       out.removeMs.push(...removed.map((t) => t - broken));
@@ -296,10 +299,18 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   );
 
   // Watches of our own, opened before the operator starts.
-  const agents = new WatchMap<AgentObject>(cluster.kc, `/apis/a2a.dev/v1alpha1/namespaces/${ns}/a2aagents`);
+  // Grouped by agent, so the cold-start waits re-check only the agent an event touched.
+  const agents = new WatchMap<AgentObject>(
+    cluster.kc,
+    `/apis/a2a.dev/v1alpha1/namespaces/${ns}/a2aagents`,
+    {},
+    (a) => a.metadata?.name,
+  );
   const slices = new WatchMap<V1EndpointSlice>(
     cluster.kc,
     `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`,
+    {},
+    (s) => s.metadata?.labels?.['kubernetes.io/service-name'],
   );
   state.watches.push(agents, slices);
   await Promise.all([agents.start(), slices.start()]);
@@ -321,21 +332,22 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     ],
   });
   state.operator = operator;
-  const convergedAt = agents.until(
+  const convergedAt = agents.untilEvery(
     'every agent converged',
-    (m) => names.every((n) => converged(m.get(`${ns}/${n}`))),
+    names,
+    (n) => converged(agents.objects.get(`${ns}/${n}`)),
     coldLimitMs,
   );
-  const routedAt = slices.until(
+  const routedAt = slices.untilEvery(
     'every pod routed on every port',
-    (m) =>
-      names.every((n) => {
-        const ips = fleet.podsOf(n).map((p) => p.ip);
-        return ['http', 'grpc'].every((port) => {
-          const r = routed(m, n, port);
-          return ips.every((ip) => r.has(ip));
-        });
-      }),
+    names,
+    (n, agentSlices) => {
+      const ips = fleet.podsOf(n).map((p) => p.ip);
+      return ['http', 'grpc'].every((port) => {
+        const r = routedIn(agentSlices, port);
+        return ips.every((ip) => r.has(ip));
+      });
+    },
     coldLimitMs,
   );
   await operator.waitReady(60_000);

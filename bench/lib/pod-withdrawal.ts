@@ -17,9 +17,9 @@ export interface Withdrawal {
 }
 
 /** Whether `pod`'s address is in any slice of its agent's Service. */
-function inAnySlice(m: ReadonlyMap<string, V1EndpointSlice>, pod: FleetPod): boolean {
-  for (const s of m.values()) {
-    if (s.metadata?.labels?.['kubernetes.io/service-name'] !== pod.agent) continue;
+function inAnySlice(slices: WatchMap<V1EndpointSlice>, pod: FleetPod): boolean {
+  // The WatchMap groups slices by their Service, which is the agent's name here.
+  for (const s of slices.group(pod.agent).values()) {
     if ((s.endpoints ?? []).some((e) => e.addresses.includes(pod.ip))) return true;
   }
   return false;
@@ -37,11 +37,11 @@ export async function podWithdrawal(
     const pod = pods[Math.floor(opts.random() * pods.length)]!;
     const kind = n % 2 === 0 ? 'deleted' : 'NotReady';
     try {
-      await slices.until(`${pod.name} routed`, (m) => inAnySlice(m, pod), opts.limitMs);
+      await slices.until(`${pod.name} routed`, () => inAnySlice(slices, pod), opts.limitMs);
       const at = performance.now();
       if (kind === 'deleted') await deletePod(cluster, namespace, pod.name);
       else await setPodStatus(cluster, namespace, pod.name, { ip: pod.ip, ready: false });
-      const gone = await slices.until(`${pod.name} withdrawn`, (m) => !inAnySlice(m, pod), opts.limitMs);
+      const gone = await slices.until(`${pod.name} withdrawn`, () => !inAnySlice(slices, pod), opts.limitMs);
       (kind === 'deleted' ? out.deletedMs : out.notReadyMs).push(gone - at);
       opts.log(
         `pod event ${n + 1}/${opts.events}: ${pod.name} ${kind}, withdrawn in ${(gone - at).toFixed(0)} ms`,
