@@ -18,7 +18,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node';
 import { CAPABILITY_PERIODS } from '../src/controller/probe-memory.js';
@@ -597,6 +597,24 @@ function keptSection(file: string, name: 'probe' | 'changes'): string {
   }
 }
 
+/** What the load average at the start says about the absolute figures. */
+function machineNote(loadAtStart: number): string {
+  const ratios =
+    'the ratios (operator vs bare loop) are measured side by side in one run, under the same load, and are what to read.';
+  return loadAtStart < 1
+    ? `Nothing else ran at the start (see the load average); the control plane, the fleet, the operator and the benchmark share the machine's ${availableParallelism()} cores, and ${ratios}`
+    : `The machine was not quiet at the start (see the load average): absolute times and CPU are inflated by other work and vary between runs; ${ratios}`;
+}
+
+/** Whether the steady state kept up with the probe period at the largest size. */
+function throughputNote(opts: BenchOptions, largest: SizePoint): string {
+  const needed = (largest.agents * opts.pods * 3) / opts.period;
+  const head = `At ${largest.agents} agents and a ${opts.period} s period the steady state needs ${fixed(needed, 0)} interface probes/s; the operator made ${fixed(largest.probesPerS, 0)}/s (each probe is due again after 80-100 % of the period, so no verdict is older than a period) at ${fixed(largest.steadyCpuPct, 0)} % of a core`;
+  return largest.probesPerS >= needed
+    ? `${head}, so it kept up. Throughput can still run out before CPU does: each worker (\`--workers=${opts.workers}\`) holds one agent's probes and API writes, at most \`--probe-concurrency=${opts.probeConcurrency}\` probes are in flight, and when probes or the API server are slow, raise those before adding cores.`
+    : `${head}: it fell behind, bound by probe latency under \`--workers=${opts.workers}\` and \`--probe-concurrency=${opts.probeConcurrency}\`, not by CPU (read the reaction rows of that size).`;
+}
+
 function document(
   opts: BenchOptions,
   argv: string[],
@@ -623,10 +641,7 @@ Command: \`${command}\`
 
 ${machineTable(describeMachine(cluster.version, loadAtStart))}
 
-The machine was not quiet: 2 cores shared with a full CI run and other engineers' test runs
-(see the load average). Absolute times and CPU are inflated by that and vary between runs;
-the ratios (operator vs bare loop) are measured side by side in one run, under the same load,
-and are what to read. The targets are those of issue 15 at 1,000 agents x 3 pods x 3 bindings;
+${machineNote(loadAtStart)} The targets are those of issue 15 at 1,000 agents x 3 pods x 3 bindings;
 smaller runs are read against the same targets.
 
 ## Setup
@@ -655,10 +670,7 @@ machine, under the load above; a quiet core does better):
 
 ${markdownTable(ceilingRows(largest))}
 
-This is a CPU ceiling. Throughput can run out first: at ${largest.agents} agents and a ${opts.period} s period this run
-needed ${fixed((largest.agents * opts.pods * 3) / opts.period, 0)} probes/s and the operator made ${fixed(largest.probesPerS, 0)}/s at
-${fixed(largest.steadyCpuPct, 0)} % of a core, so it was bound by probe latency under \`--workers=${opts.workers}\` and
-\`--probe-concurrency=${opts.probeConcurrency}\` on this loaded machine, not by CPU (read the reaction rows of that size).
+This is a CPU ceiling. ${throughputNote(opts, largest)}
 
 Past the ceiling, the probes of one period no longer fit in one period of one core: probes queue,
 verdicts age, and reaction times grow with the queue. What to do then:
