@@ -99,3 +99,18 @@ void test('HostPins: each name resolved once, IP literals never', async () => {
   );
   assert.deepEqual(asked, ['agent.example']);
 });
+
+void test('Deadline: none is left once it passed, even with the wall clock a millisecond short of it', async () => {
+  // The timer runs on the monotonic clock: under load it can fire before Date.now() reaches the
+  // deadline, and run-check reads remainingMs === 0 as "the deadline passed".
+  const d = new Deadline(20);
+  await d.passed;
+  const realNow = Date.now;
+  Date.now = () => d.notAfter - 1;
+  try {
+    assert.equal(d.remainingMs, 0);
+  } finally {
+    Date.now = realNow;
+  }
+  d.dispose();
+});

@@ -8,17 +8,28 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export class Deadline {
   private readonly at: number;
   private timer: NodeJS.Timeout | undefined;
+  private expired = false;
   readonly passed: Promise<void>;
 
   constructor(readonly ms: number) {
     this.at = Date.now() + ms;
     this.passed = new Promise((resolve) => {
       // setTimeout fires at once past 2^31-1 ms; a deadline that long is no deadline anyway.
-      this.timer = setTimeout(resolve, Math.min(ms, MAX_TIMER_MS));
+      this.timer = setTimeout(
+        () => {
+          this.expired = true;
+          resolve();
+        },
+        Math.min(ms, MAX_TIMER_MS),
+      );
     });
   }
 
   get remainingMs(): number {
+    // Timers run on the monotonic clock and Date.now() on the wall clock: the timer can fire
+    // while the wall clock is still a millisecond short of `at`. Once `passed` resolved, none
+    // is left, whatever the wall clock says.
+    if (this.expired) return 0;
     return Math.max(0, this.at - Date.now());
   }
 
