@@ -99,7 +99,7 @@ export class WatchMap<T extends KubernetesObject> {
     }
     for (const w of [...this.groupWaiters]) {
       for (const g of touched) if (w.groups.has(g)) this.evaluate(w, g);
-      if (w.holding.size === w.groups.size) this.settleGroups(w, at);
+      if (w.holding.size === w.groups.size) this.settle(w, at);
     }
   }
 
@@ -123,9 +123,10 @@ export class WatchMap<T extends KubernetesObject> {
     }, 200).unref();
   }
 
-  private settle(w: Waiter<T>, at: number): void {
+  private settle(w: Waiter<T> | GroupWaiter<T>, at: number): void {
     clearTimeout(w.timer);
-    this.waiters.delete(w);
+    this.waiters.delete(w as Waiter<T>);
+    this.groupWaiters.delete(w as GroupWaiter<T>);
     w.resolve(at);
   }
 
@@ -185,12 +186,6 @@ export class WatchMap<T extends KubernetesObject> {
       };
       this.groupWaiters.add(w);
     });
-  }
-
-  private settleGroups(w: GroupWaiter<T>, at: number): void {
-    clearTimeout(w.timer);
-    this.groupWaiters.delete(w);
-    w.resolve(at);
   }
 
   stop(): void {

@@ -13,16 +13,14 @@ const obj = (name: string, group: string, ok: boolean): Obj => ({
   ok,
 });
 
-function map(): { wm: WatchMap<Obj> } {
-  return { wm: new WatchMap<Obj>(new KubeConfig(), '/unused', {}, (o) => o.group) };
-}
+const map = () => new WatchMap<Obj>(new KubeConfig(), '/unused', {}, (o) => o.group);
 
 const allOk = (objects: ReadonlyMap<string, Obj>) =>
   objects.size > 0 && [...objects.values()].every((o) => o.ok);
 
 describe('WatchMap groups', () => {
   test('indexes objects by group and moves them when their group changes or they go', () => {
-    const { wm } = map();
+    const wm = map();
     wm.apply('ADDED', obj('a', 'g1', true));
     wm.apply('ADDED', obj('b', 'g1', false));
     assert.deepEqual([...wm.group('g1').keys()], ['ns/a', 'ns/b']);
@@ -35,7 +33,7 @@ describe('WatchMap groups', () => {
   });
 
   test('untilEvery resolves at the event after which every group holds, evaluating only touched groups', async () => {
-    const { wm } = map();
+    const wm = map();
     const seen: string[] = [];
     const done = wm.untilEvery(
       'all ok',
@@ -65,7 +63,7 @@ describe('WatchMap groups', () => {
   });
 
   test('untilEvery resolves at once when every group already holds, and rejects on timeout', async () => {
-    const { wm } = map();
+    const wm = map();
     wm.apply('ADDED', obj('a', 'g1', true));
     assert.ok(Number.isFinite(await wm.untilEvery('g1 ok', ['g1'], (_g, o) => allOk(o), 1000)));
     await assert.rejects(
@@ -75,7 +73,7 @@ describe('WatchMap groups', () => {
   });
 
   test('stop rejects every waiter', async () => {
-    const { wm } = map();
+    const wm = map();
     const a = wm.until('never', () => false, 10_000);
     const b = wm.untilEvery('never', ['g'], () => false, 10_000);
     wm.stop();
