@@ -1,7 +1,11 @@
-/** undici connection pools, one per (pod address, port, TLS name and settings), reused across probes. */
-import { Pool } from 'undici';
+/**
+ * HTTP connections per (pod address, port, TLS name and settings), reused across probes and
+ * closed when idle; each origin's are an OriginClients (why not undici's Pool: see there).
+ */
+import { buildConnector, Client } from 'undici';
 import { hostPort, type DialTarget } from './dial-target.js';
 import { IdleCache } from './idle-cache.js';
+import { OriginClients } from './origin-clients.js';
 import { checkIdentityFor, isIpLiteral, tlsKey, type TlsSettings } from './tls-settings.js';
 
 export interface HttpPoolKey {
@@ -14,44 +18,44 @@ export interface HttpPoolKey {
 
 export const MAX_HEADER_BYTES = 16 * 1024;
 
-function createPool(k: HttpPoolKey, connectTimeoutMs: number, connections: number): Pool {
+/**
+ * Makes an origin's Clients. They share one connector, as a Pool's did: one TLS session cache,
+ * so a second connection to the pod resumes the first one's session.
+ */
+function clientFactory(k: HttpPoolKey, connectTimeoutMs: number): () => Client {
   const origin = `${k.tls ? 'https' : 'http'}://${hostPort(k.target.address, k.target.port)}`;
   const insecure = k.tlsSettings?.insecureSkipVerify === true;
-  return new Pool(origin, {
-    connections,
-    pipelining: 1,
-    keepAliveTimeout: 30_000,
-    maxHeaderSize: MAX_HEADER_BYTES,
-    connect: {
-      timeout: connectTimeoutMs,
-      ...(k.tls
-        ? {
-            servername: isIpLiteral(k.urlHost) ? undefined : k.urlHost,
-            ca: k.tlsSettings?.ca,
-            rejectUnauthorized: !insecure,
-            checkServerIdentity: insecure ? () => undefined : checkIdentityFor(k.urlHost),
-          }
-        : {}),
-    },
+  const connect = buildConnector({
+    timeout: connectTimeoutMs,
+    ...(k.tls
+      ? {
+          servername: isIpLiteral(k.urlHost) ? undefined : k.urlHost,
+          ca: k.tlsSettings?.ca,
+          rejectUnauthorized: !insecure,
+          checkServerIdentity: insecure ? () => undefined : checkIdentityFor(k.urlHost),
+        }
+      : {}),
   });
+  return () =>
+    new Client(origin, { pipelining: 1, keepAliveTimeout: 30_000, maxHeaderSize: MAX_HEADER_BYTES, connect });
 }
 
 export class HttpPools {
-  private readonly cache: IdleCache<Pool>;
+  private readonly cache: IdleCache<OriginClients>;
 
   constructor(
     idleMs: number,
     private readonly connectTimeoutMs: number,
     /**
-     * Connections per pool: at least as many as requests that can be in flight on it (the
+     * Connections per origin: at least as many as requests that can be in flight on it (the
      * prober passes its concurrency limit), so none waits for a connection inside its timeout.
      */
     private readonly connections = 32,
   ) {
-    this.cache = new IdleCache<Pool>(idleMs, (pool) => pool.destroy().catch(() => undefined));
+    this.cache = new IdleCache<OriginClients>(idleMs, (clients) => clients.destroy());
   }
 
-  use<R>(k: HttpPoolKey, fn: (pool: Pool) => Promise<R>): Promise<R> {
+  use<R>(k: HttpPoolKey, fn: (client: Client) => Promise<R>): Promise<R> {
     const key = [
       k.tls ? 'https' : 'http',
       k.target.address,
@@ -59,7 +63,11 @@ export class HttpPools {
       k.urlHost,
       tlsKey(k.tlsSettings),
     ].join('|');
-    return this.cache.use(key, () => createPool(k, this.connectTimeoutMs, this.connections), fn);
+    return this.cache.use(
+      key,
+      () => new OriginClients(clientFactory(k, this.connectTimeoutMs), this.connections),
+      (clients) => clients.use(fn),
+    );
   }
 
   get size(): number {

@@ -1,0 +1,79 @@
+/**
+ * The HTTP connections to one origin (pod address, port, TLS): undici Clients of one connection
+ * each, one per request in flight, reused across probes.
+ *
+ * Why not undici's Pool: every Pool allocates a 2,048-slot request queue up front (16 KiB), and
+ * a fleet of 1,000 agents x 3 pods is 3,000 origins: 47 MiB of empty queues, a third of the
+ * operator's live heap (heap snapshot, docs/benchmarks.md). The prober never needs that queue:
+ * its own limits cap the requests in flight, and a request never waits here behind another one
+ * (its timeout starts before it is sent, and one interface's slow answer must not time out
+ * another interface on the same port), so a lease always gets a Client of its own.
+ *
+ * A Client whose connection closed (keep-alive timeout, pod restart) holds no socket but keeps
+ * its objects; one found idle and unconnected is closed and dropped, so an origin keeps about as
+ * many Clients as it has connections, not as many as its busiest moment had.
+ */
+import type { Client } from 'undici';
+
+interface Slot {
+  client: Client;
+  /** Leases holding this Client: 0 or 1 (a lease gets an idle Client or a new one). */
+  leases: number;
+}
+
+export class OriginClients {
+  private slots: Slot[] = [];
+
+  constructor(
+    private readonly create: () => Client,
+    /** Clients at most; past it a lease shares the least-used one (the prober's limits stay below). */
+    private readonly max: number,
+  ) {}
+
+  /** Runs `fn` with a Client no other lease is using; the Client is released when `fn` settles. */
+  async use<R>(fn: (client: Client) => Promise<R>): Promise<R> {
+    const slot = this.acquire();
+    slot.leases++;
+    try {
+      return await fn(slot.client);
+    } finally {
+      slot.leases--;
+    }
+  }
+
+  /** Clients held (connected or not). */
+  get size(): number {
+    return this.slots.length;
+  }
+
+  private acquire(): Slot {
+    let idle: Slot | undefined;
+    let kept = 0;
+    for (const slot of this.slots) {
+      const stats = slot.leases === 0 ? slot.client.stats : undefined;
+      if (stats !== undefined && stats.size === 0) {
+        if (!stats.connected) {
+          // Unused and unconnected: nothing to reuse but its objects; a fresh one costs the same.
+          if (!slot.client.destroyed) void slot.client.destroy().catch(() => undefined);
+          continue;
+        }
+        idle ??= slot;
+      }
+      this.slots[kept++] = slot;
+    }
+    this.slots.length = kept;
+    if (idle) return idle;
+    if (this.slots.length < this.max) {
+      const slot = { client: this.create(), leases: 0 };
+      this.slots.push(slot);
+      return slot;
+    }
+    return this.slots.reduce((a, b) => (b.leases < a.leases ? b : a));
+  }
+
+  async destroy(): Promise<void> {
+    const clients = this.slots.map((s) => s.client);
+    this.slots = [];
+    await Promise.all(clients.map((c) => c.destroy().catch(() => undefined)));
+  }
+}
