@@ -38,6 +38,17 @@ async function server(handler: (release: () => void, path: string) => void) {
   };
 }
 
+/** An OriginClients for the origin, and the Clients it made, in order. */
+function originClients(origin: string, max = 32) {
+  const made: Client[] = [];
+  const clients = new OriginClients(() => {
+    const c = new Client(origin, { pipelining: 1 });
+    made.push(c);
+    return c;
+  }, max);
+  return { clients, made };
+}
+
 const get = async (c: Client, path = '/') => {
   const res = await c.request({ method: 'GET', path });
   return res.body.text();
@@ -46,7 +57,7 @@ const get = async (c: Client, path = '/') => {
 void test('OriginClients: a request in flight never holds up another; each lease gets its own connection', async () => {
   const held: (() => void)[] = [];
   const srv = await server((release, path) => (path === '/slow' ? held.push(release) : release()));
-  const clients = new OriginClients(() => new Client(srv.origin, { pipelining: 1 }), 32);
+  const { clients } = originClients(srv.origin);
   try {
     const slow = clients.use((c) => get(c, '/slow'));
     // The slow answer is still pending while the fast one is served on a second connection.
@@ -63,7 +74,7 @@ void test('OriginClients: a request in flight never holds up another; each lease
 
 void test('OriginClients: requests one after the other reuse one connection', async () => {
   const srv = await server((release) => release());
-  const clients = new OriginClients(() => new Client(srv.origin, { pipelining: 1 }), 32);
+  const { clients } = originClients(srv.origin);
   try {
     for (let i = 0; i < 5; i++) assert.equal(await clients.use((c) => get(c)), 'ok');
     assert.equal(srv.connections(), 1);
@@ -77,12 +88,7 @@ void test('OriginClients: requests one after the other reuse one connection', as
 void test('OriginClients: Clients whose connection closed are dropped, not kept for the busiest moment', async () => {
   const held: (() => void)[] = [];
   const srv = await server((release, path) => (path === '/hold' ? held.push(release) : release()));
-  const made: Client[] = [];
-  const clients = new OriginClients(() => {
-    const c = new Client(srv.origin, { pipelining: 1 });
-    made.push(c);
-    return c;
-  }, 32);
+  const { clients, made } = originClients(srv.origin);
   try {
     // A burst of 6 at once: 6 Clients.
     const burst = Array.from({ length: 6 }, () => clients.use((c) => get(c, '/hold')));
@@ -108,12 +114,7 @@ void test('OriginClients: past its maximum a lease shares the least-used Client'
   const held: (() => void)[] = [];
   let holding = true;
   const srv = await server((release) => (holding ? held.push(release) : release()));
-  const made: Client[] = [];
-  const clients = new OriginClients(() => {
-    const c = new Client(srv.origin, { pipelining: 1 });
-    made.push(c);
-    return c;
-  }, 2);
+  const { clients, made } = originClients(srv.origin, 2);
   try {
     const seen: Client[] = [];
     const calls = Array.from({ length: 3 }, () =>
