@@ -47,22 +47,16 @@ export class OriginClients {
   }
 
   private acquire(): Slot {
-    let idle: Slot | undefined;
-    let kept = 0;
-    for (const slot of this.slots) {
-      const stats = slot.leases === 0 ? slot.client.stats : undefined;
-      if (stats !== undefined && stats.size === 0) {
-        if (!stats.connected) {
-          // Unused and unconnected: nothing to reuse but its objects; a fresh one costs the same.
-          if (!slot.client.destroyed) void slot.client.destroy().catch(() => undefined);
-          continue;
-        }
-        idle ??= slot;
-      }
-      this.slots[kept++] = slot;
+    for (let i = 0; i < this.slots.length; i++) {
+      const slot = this.slots[i]!;
+      if (slot.leases > 0) continue;
+      const stats = slot.client.stats;
+      if (stats.size > 0) continue; // a request ending on its own (cut by a deadline)
+      if (stats.connected) return slot;
+      // Unused and unconnected: nothing to reuse but its objects; a fresh one costs the same.
+      if (!slot.client.destroyed) void slot.client.destroy().catch(() => undefined);
+      this.slots.splice(i--, 1);
     }
-    this.slots.length = kept;
-    if (idle) return idle;
     if (this.slots.length < this.max) {
       const slot = { client: this.create(), leases: 0 };
       this.slots.push(slot);
