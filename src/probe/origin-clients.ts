@@ -17,7 +17,7 @@ import type { Client } from 'undici';
 
 interface Slot {
   client: Client;
-  /** Leases holding this Client: 0 or 1 (a lease gets an idle Client or a new one). */
+  /** Leases holding this Client: 0 or 1 while the origin has fewer than `max` Clients; more only past it. */
   leases: number;
 }
 
