@@ -20,13 +20,8 @@ import { ContentType, type KubeClient } from '../kube/client.js';
 import { applyObject, resourcePath, semanticEqual, type ApplyBody } from '../kube/apply.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import type { Informer } from '../kube/informer.js';
-import {
-  claimOf,
-  ownerIndexKey,
-  staleObjects,
-  type InventoryObject,
-  type Keep,
-} from '../routing/inventory.js';
+import { API_PATHS, claimByName, type EarlyClaims } from './name-claims.js';
+import { ownerIndexKey, staleObjects, type InventoryObject, type Keep } from '../routing/inventory.js';
 import { SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
 
 /**
@@ -118,61 +113,21 @@ export interface RoutingApplyResult {
   conflict?: string;
 }
 
-/** Whether the Service name is taken by an object we do not own (cache first, then one GET). */
+/** Whether the Service name is taken by an object we do not own (name-claims.ts claimByName). */
 export async function serviceConflict(
   client: KubeClient,
   caches: OwnedCaches,
   owner: Owner,
   serviceName: string,
   signal?: AbortSignal,
+  early?: EarlyClaims,
 ): Promise<string | undefined> {
-  const claim = await claimByName(client, caches.services, 'Service', owner, serviceName, signal);
+  const claim = await claimByName(client, caches.services, 'Service', owner, serviceName, signal, early);
   return claim === 'foreign' ? conflictMessage(owner, 'Service', serviceName) : undefined;
 }
 
 function conflictMessage(owner: Owner, kind: string, name: string): string {
   return `${kind} ${owner.namespace}/${name} exists and was not created by this A2AAgent; the operator will not take it over. Delete it or set spec.routing.serviceName`;
-}
-
-const API_PATHS = {
-  Service: (ns: string) => `/api/v1/namespaces/${ns}/services`,
-  EndpointSlice: (ns: string) => `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`,
-  ConfigMap: (ns: string) => `/api/v1/namespaces/${ns}/configmaps`,
-} as const;
-
-/**
- * Who holds a name: the cache first (it holds only objects with our labels), then one GET, since
- * a foreign object without our labels is not in the cache. `absent` when nothing holds it.
- */
-async function claimByName(
-  client: KubeClient,
-  cache: Pick<Informer<KubernetesObject>, 'get'>,
-  kind: keyof typeof API_PATHS,
-  owner: Owner,
-  name: string,
-  signal?: AbortSignal,
-): Promise<ReturnType<typeof claimOf> | 'absent'> {
-  const cached = cache.get(owner.namespace, name);
-  if (cached) return claimOf(cached, owner);
-  try {
-    if (kind === 'EndpointSlice') {
-      // A list by name: the operator's role has no `get` on slices, and needs none elsewhere.
-      const list = await client.get<{ items?: KubernetesObject[] }>(
-        API_PATHS[kind](owner.namespace),
-        { fieldSelector: `metadata.name=${name}` },
-        signal,
-      );
-      const found = list.items?.[0];
-      return found ? claimOf(found, owner) : 'absent';
-    }
-    return claimOf(
-      await client.get<KubernetesObject>(`${API_PATHS[kind](owner.namespace)}/${name}`, undefined, signal),
-      owner,
-    );
-  } catch (err) {
-    if (isNotFound(err)) return 'absent';
-    throw err;
-  }
 }
 
 /**
@@ -195,14 +150,15 @@ async function checkNotForeign(
   owner: Owner,
   desired: { slices: V1EndpointSlice[]; configMap: V1ConfigMap },
   signal?: AbortSignal,
+  early?: EarlyClaims,
 ): Promise<void> {
   // Asked at once (on a first visit none is cached, so each is a round trip); the ConfigMap's
   // conflict is reported first, then the slices' in order, as when they were asked in turn.
   const cm = desired.configMap.metadata!.name!;
   const slices = desired.slices.map((s) => s.metadata!.name!);
   const [cmClaim, ...sliceClaims] = await settledAll([
-    claimByName(client, caches.configMaps, 'ConfigMap', owner, cm, signal),
-    ...slices.map((name) => claimByName(client, caches.slices, 'EndpointSlice', owner, name, signal)),
+    claimByName(client, caches.configMaps, 'ConfigMap', owner, cm, signal, early),
+    ...slices.map((name) => claimByName(client, caches.slices, 'EndpointSlice', owner, name, signal, early)),
   ]);
   if (cmClaim === 'foreign')
     throw new OwnershipConflictError(Reason.ConfigMapConflict, conflictMessage(owner, 'ConfigMap', cm));
@@ -304,6 +260,8 @@ export async function applyRouting(
     interimConfigMap?: V1ConfigMap;
   },
   signal?: AbortSignal,
+  /** Claim reads started beside the probes (name-claims.ts). */
+  early?: EarlyClaims,
 ): Promise<RoutingApplyResult> {
   let writes = 0;
   const ns = owner.namespace;
@@ -313,7 +271,7 @@ export async function applyRouting(
     await applyObject(client, obj as ApplyBody, { signal });
     writes++;
   };
-  await checkNotForeign(client, caches, owner, desired, signal);
+  await checkNotForeign(client, caches, owner, desired, signal, early);
   const actualService = caches.services.get(ns, serviceName);
   const ports = foreignPorts(desired.service, actualService);
   // A selector another writer added: the cluster's EndpointSlice controller would route the

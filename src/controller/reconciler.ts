@@ -32,11 +32,13 @@ import type { Informer } from '../kube/informer.js';
 import { matchesSelector } from '../kube/selector.js';
 import type { AdvertisedCard } from '../routing/advertised-card.js';
 import {
+  addressFamily,
   buildCardConfigMap,
   buildEndpointSlices,
   buildService,
   CARD_KEY,
   cardConfigMapName,
+  endpointSliceName,
   sliceWithEndpoints,
   type Owner,
 } from '../routing/objects.js';
@@ -76,8 +78,10 @@ import {
 } from './gates.js';
 import { parsedAgentSpec } from './agent-spec.js';
 import type { ProbeBackend } from './probe-backend.js';
+import { EarlyClaims } from './name-claims.js';
 import {
   interfaceKey,
+  podAddresses,
   statusKey,
   type ObservedPod,
   type PodObservation,
@@ -207,13 +211,18 @@ export class AgentReconciler {
       return {};
     }
     const spec = parsed.data;
+    let progressWrite: Promise<void> | undefined;
     if (agent.status?.observedGeneration !== generation) {
-      // First visit of this generation: say so before probing, so kstatus and Flux see
+      // First visit of this generation: say so while probing, so kstatus and Flux see
       // InProgress (Reconciling=True) rather than a stale or empty status (kstatus fails open).
-      // The decision below starts from that stored status, so the verdict of the new
-      // generation is a transition of its own (and gets its Event).
+      // The write runs beside the probes (one round trip off a first visit's path) and is
+      // awaited before anything else is written, so it is still the first word of this
+      // generation; if it fails, the reconcile fails after probing, as it would have before.
+      // The decision below starts from that status, so the verdict of the new generation is a
+      // transition of its own (and gets its Event).
       const progress = progressStatus(agent.status, generation, this.now());
-      await this.writeStatus(agent, progress, signal);
+      progressWrite = this.writeStatus(agent, progress, signal);
+      progressWrite.catch(() => undefined);
       agent = { ...agent, status: progress };
     }
     const serviceName = serviceNameOf(spec, name);
@@ -265,6 +274,9 @@ export class AgentReconciler {
           (before?.card?.interfaces ?? []).filter((i) => shownAdvertised.has(statusKey(i))).map(interfaceKey),
         )
       : undefined;
+    // The names routing is applied under, read now if the caches miss them (a first visit), so
+    // those reads overlap the probes instead of following them (name-claims.ts).
+    const early = enforce ? this.earlyClaims(owner, spec, serviceName, pods, signal) : undefined;
     const observed = await observePods({
       key,
       spec,
@@ -286,13 +298,14 @@ export class AgentReconciler {
           }
         : {}),
     });
+    await progressWrite;
     this.deps.observer?.probed?.(observed.probes);
     // Interface probes only: a card "fetch" may have done no I/O (probe saturation), and the
     // staleness alert is about verdicts of verified interfaces, which only probes refresh.
     this.deps.observer?.probeRound?.(key, observed.probes, spec.probe.periodSeconds);
     const conflict =
       spec.routing.mode === 'Enforce'
-        ? await serviceConflict(this.deps.client, this.deps.owned, owner, serviceName, signal)
+        ? await serviceConflict(this.deps.client, this.deps.owned, owner, serviceName, signal, early)
         : undefined;
     // Probes take time: a pod that left meanwhile is no candidate of this decision.
     const observations = stillCandidates(observed.observations, this.selectedPods(spec, namespace));
@@ -376,6 +389,7 @@ export class AgentReconciler {
               : {}),
           },
           signal,
+          early,
         );
       } else if (decision.shrink) {
         const { card, tag } = await signed(decision.shrink.card);
@@ -547,6 +561,32 @@ export class AgentReconciler {
     } catch (err) {
       if (!isNotFound(err)) throw err; // the pod went away meanwhile: its next event reconciles again
     }
+  }
+
+  /**
+   * Reads of who holds the agent's Service, card ConfigMap and first slice of each port (per
+   * address family of its pods), for the names the caches miss; other names (a port split by
+   * pod port numbers or chunks) are read when applied.
+   */
+  private earlyClaims(
+    owner: Owner,
+    spec: A2AAgentSpec,
+    serviceName: string,
+    pods: readonly ObservedPod[],
+    signal: AbortSignal,
+  ): EarlyClaims {
+    const { owned, client } = this.deps;
+    const early = new EarlyClaims(client, owner, signal);
+    early.start('Service', owned.services, serviceName);
+    early.start('ConfigMap', owned.configMaps, cardConfigMapName(owner.name));
+    const families = new Set(
+      pods.filter((p) => p.candidate).flatMap((p) => podAddresses(p).map(addressFamily)),
+    );
+    if (families.size === 0) families.add('IPv4');
+    for (const port of spec.ports)
+      for (const family of families)
+        early.start('EndpointSlice', owned.slices, endpointSliceName(serviceName, port.name, family));
+    return early;
   }
 
   /** The cached pods the agent's selector matches (through the informer's label index when it has one). */
