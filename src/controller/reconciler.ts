@@ -13,12 +13,12 @@
 import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import {
-  A2AAgentSpec,
   API_VERSION,
   GROUP,
   KIND,
   PLURAL,
   VERSION,
+  type A2AAgentSpec,
   type A2AAgentStatus,
 } from '../api/a2aagent.js';
 import { Reason } from '../api/conditions.js';
@@ -200,7 +200,7 @@ export class AgentReconciler {
     const log = this.deps.log.child({ agent: key });
     const generation = agent.metadata?.generation;
     const owner = ownerOf(agent, name, namespace);
-    const parsed = A2AAgentSpec.safeParse(agent.spec);
+    const parsed = parsedAgentSpec(agent.spec);
     if (!parsed.success) {
       // The CRD schema should make this unreachable; a hand-edited or pre-validation object still gets a clear status.
       const message = `spec is invalid: ${parsed.error.issues
@@ -462,7 +462,7 @@ export class AgentReconciler {
   withdraw = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
     const { namespace, name } = splitKey(key);
     const agent = this.deps.agents.get(namespace, name);
-    const parsed = A2AAgentSpec.safeParse(agent?.spec);
+    const parsed = parsedAgentSpec(agent?.spec);
     if (!agent || agent.metadata?.deletionTimestamp) return {};
     if (!parsed.success || parsed.data.routing.mode !== 'Enforce') return {};
     const spec = parsed.data;
