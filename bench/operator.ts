@@ -352,6 +352,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   );
   await operator.waitReady(60_000);
   const readyAt = performance.now();
+  const atReady = await scrape(operator);
   const tConverged = await convergedAt;
   const cold = await scrape(operator);
   const tRouted = await routedAt;
@@ -391,6 +392,8 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const opCpuPerProbe =
     ((cpuSeconds(steady1) - cpuSeconds(steady0)) * 1000) / Math.max(1, probes(steady1) - probes(steady0));
   const bareCpuPerProbe = median(steadyRounds.map((r) => r.cpuMs / r.probes));
+  const bareColdCpuMs = median(rounds.map((r) => r.cpuMs));
+  const coldCpuAfterReadyS = cpuSeconds(cold) - cpuSeconds(atReady);
   // The ceiling is for agents of 3 pods x 3 bindings (9 probes and 3 card fetches a period),
   // whatever --pods this run used: CPU per probe already carries the card fetches' share.
   const ceiling = agentsPerCore(opCpuPerProbe, PROBES_PER_AGENT);
@@ -435,6 +438,11 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       metric: 'ratio: convergence after /readyz / lower bound',
       value: `${fixed((tConverged - readyAt) / bareMs, 1)}x`,
       target: '<= 1.5x',
+    },
+    {
+      metric: 'CPU of the first visits: operator /readyz -> converged / a bare first-visit round (s)',
+      value: `${fixed(coldCpuAfterReadyS, 2)} / ${s(bareColdCpuMs)} (${fixed((coldCpuAfterReadyS * 1000) / bareColdCpuMs, 1)}x)`,
+      note: `the operator's process was busy ${fixed((100 * coldCpuAfterReadyS * 1000) / Math.max(1, tConverged - readyAt), 0)} % of the time from /readyz to convergence: near 100 % its cold start is bound by its CPU, and API round trips overlapped with probes do not shorten it; the bare loop's CPU is the bench process's during a round (client side only), median of ${opts.bareRounds}`,
     },
     {
       metric: 'bare loop, a steady-state round: cards + probes, capability calls for 1 agent in 10 (s)',
@@ -714,6 +722,10 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   steady state, against the bare loop's own process CPU over its probes in its steady rounds (card fetches and
   capability calls included on both sides).
   The ceiling divides a period by CPU per probe x probes per agent per period.
+- **CPU of the first visits**: the operator's \`process_cpu_seconds_total\` from \`/readyz\` to convergence
+  (scraped at both), against the bench process's CPU during a bare first-visit round (median). The operator's
+  share of the wall time from \`/readyz\` to convergence says whether its cold start waits (on the API server,
+  on probes) or computes: near 100 % only less CPU per first visit shortens it.
 - **API requests per reconcile**: \`a2a_operator_api_requests_total\` (by verb and resource, with the reason)
   over the count of \`a2a_operator_reconcile_duration_seconds\` (watches are long-lived and not counted per event).
   **Writes per steady-state period**: POST/PUT/PATCH/DELETE requests over ${opts.steadyPeriods} probe periods,

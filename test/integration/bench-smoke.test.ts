@@ -17,6 +17,7 @@ const METRICS = [
   "lower bound: bare fetchCard + Prober loop, the operator's first-visit calls (s)",
   'ratio: cold-start convergence / lower bound',
   'ratio: convergence after /readyz / lower bound',
+  'CPU of the first visits: operator /readyz -> converged / a bare first-visit round (s)',
   'bare loop, a steady-state round: cards + probes, capability calls for 1 agent in 10 (s)',
   'operator probes until converged',
   'API requests per reconcile, cold start',
