@@ -13,7 +13,14 @@
  * its objects; one found idle and unconnected is closed and dropped, so an origin keeps about as
  * many Clients as it has connections, not as many as its busiest moment had.
  */
-import type { Client } from 'undici';
+import { errors, type Client } from 'undici';
+
+/**
+ * The reason a pruned Client is destroyed with. Made once: undici otherwise builds a new
+ * ClientDestroyedError, stack trace and all, for each (36 ms in 10 s of a 100-agent steady
+ * state, 2 % of the operator's busy time); a pruned Client has no request it could fail.
+ */
+const PRUNED = new errors.ClientDestroyedError();
 
 interface Slot {
   client: Client;
@@ -54,7 +61,7 @@ export class OriginClients {
       if (stats.size > 0) continue; // a request ending on its own (cut by a deadline)
       if (stats.connected) return slot;
       // Unused and unconnected: nothing to reuse but its objects; a fresh one costs the same.
-      if (!slot.client.destroyed) void slot.client.destroy().catch(() => undefined);
+      if (!slot.client.destroyed) void slot.client.destroy(PRUNED).catch(() => undefined);
       this.slots.splice(i--, 1);
     }
     if (this.slots.length < this.max) {
