@@ -108,9 +108,4 @@ export class EarlyClaims {
   answer(kind: ClaimedKind, name: string): Promise<NameClaim> | undefined {
     return this.reads.get(`${kind}/${name}`);
   }
-
-  /** How many reads were started (tests, and for logs). */
-  get size(): number {
-    return this.reads.size;
-  }
 }

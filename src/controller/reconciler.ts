@@ -216,8 +216,10 @@ export class AgentReconciler {
       // First visit of this generation: say so while probing, so kstatus and Flux see
       // InProgress (Reconciling=True) rather than a stale or empty status (kstatus fails open).
       // The write runs beside the probes (one round trip off a first visit's path) and is
-      // awaited before anything else is written, so it is still the first word of this
-      // generation; if it fails, the reconcile fails after probing, as it would have before.
+      // awaited before any other status write and before the decision is applied, so it is
+      // still this generation's first status; only the early shrink below (endpoints of pods
+      // that left, from memory) may write beside it. If it fails, the reconcile fails after
+      // probing, before anything is routed.
       // The decision below starts from that status, so the verdict of the new generation is a
       // transition of its own (and gets its Event).
       const progress = progressStatus(agent.status, generation, this.now());
