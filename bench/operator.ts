@@ -27,7 +27,7 @@ import { REPO_ROOT } from '../test/harness/binaries.js';
 import { useCluster, type Cluster } from '../test/harness/cluster.js';
 import { agentManifest, apply, healthySpec } from '../test/harness/manifests.js';
 import { startOperator, type OperatorProcess } from '../test/harness/operator.js';
-import { bareRound, type BareAgent, type BareRound } from './lib/bare-loop.js';
+import { bareRound, type BareAgent, type BareRound, type HeldCards } from './lib/bare-loop.js';
 import { Fleet, startFleet, type FleetAgent, type FleetPod } from './lib/agent-fleet.js';
 import { parseOptions, usage, type BenchOptions } from './lib/options.js';
 import { agentsPerCore, ceilingRows, costSvg, costTable, type SizePoint } from './lib/cost-curve.js';
@@ -262,10 +262,14 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   // probes, and the capability calls of every verified interface (the bound of cold start).
   // Steady rounds make the capability calls for one agent in CAPABILITY_PERIODS, in turn, as the
   // operator does per period once its findings are conclusive (the CPU per probe compared).
-  const firstVisit = { workers: opts.workers, capabilities: () => true };
+  // Cards are held between rounds as the operator holds them between visits: a first visit
+  // parses every card, a steady round only those whose bytes changed (none here).
+  const cards: HeldCards = new Map();
+  const firstVisit = { workers: opts.workers, capabilities: () => true, held: { cards, reuse: false } };
   const steady = (round: number) => ({
     workers: opts.workers,
     capabilities: (i: number) => (i + round) % CAPABILITY_PERIODS === 0,
+    held: { cards, reuse: true },
   });
   const rounds: BareRound[] = [];
   const steadyRounds: BareRound[] = [];

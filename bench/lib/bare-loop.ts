@@ -12,7 +12,7 @@
  */
 import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import { CAPABILITIES, capabilityClaims } from '../../src/card/card-claims.js';
-import { CardParseError, parseCard } from '../../src/card/index.js';
+import { CardParseError, parseCard, type ParsedCard } from '../../src/card/index.js';
 import { mapInterfaces } from '../../src/controller/interface-map.js';
 import { podPort, serviceHostNames } from '../../src/controller/port-mapping.js';
 import type { Prober } from '../../src/probe/index.js';
@@ -38,6 +38,13 @@ export interface BareRound {
   notVerified: number;
 }
 
+/**
+ * Cards by pod address with the digest of the bytes they were parsed from, kept across rounds
+ * as the operator keeps them across visits: a card whose bytes did not change is not parsed
+ * again (the fetch sends the digest and answers `notModified`), on both sides alike.
+ */
+export type HeldCards = Map<string, { bodyDigest: string; card: ParsedCard }>;
+
 export async function bareRound(
   namespace: string,
   agents: readonly BareAgent[],
@@ -50,6 +57,11 @@ export async function bareRound(
      * for about one agent in CAPABILITY_PERIODS each period (src/controller/probe-memory.ts).
      */
     capabilities: (agentIndex: number) => boolean;
+    /**
+     * The cards held between rounds: every round records what it parsed; `reuse` sends the
+     * held digest (steady rounds; a first visit holds nothing, so it parses every card).
+     */
+    held?: { cards: HeldCards; reuse: boolean };
   },
 ): Promise<BareRound> {
   let fetches = 0;
@@ -67,6 +79,7 @@ export async function bareRound(
     const timeoutMs = spec.probe.timeoutSeconds * 1000;
     await Promise.all(
       agent.ips.map(async (ip) => {
+        const held = opts.held?.reuse ? opts.held.cards.get(ip) : undefined;
         const fetchOnce = () =>
           prober.fetchCard({
             address: ip,
@@ -75,6 +88,7 @@ export async function bareRound(
             path: spec.card.path,
             hostHeader: spec.hosts?.[0] ?? serviceHostNames(serviceName, namespace)[2]!,
             timeoutMs,
+            heldBodyDigest: held?.bodyDigest,
           });
         // Like the operator, a fetch that times out on a loaded machine is tried again.
         let res = await fetchOnce();
@@ -83,10 +97,13 @@ export async function bareRound(
           res = await fetchOnce();
           fetches++;
         }
-        if (res.kind !== 'ok' || !('body' in res))
-          throw new Error(`card fetch from ${ip} failed: ${JSON.stringify(res)}`);
-        const card = parseCard(res.body);
-        if (card instanceof CardParseError) throw card;
+        let card: ParsedCard | CardParseError;
+        if (res.kind === 'notModified' && held) card = held.card;
+        else if (res.kind === 'ok') {
+          card = parseCard(res.body);
+          if (card instanceof CardParseError) throw card;
+          opts.held?.cards.set(ip, { bodyDigest: res.bodyDigest, card });
+        } else throw new Error(`card fetch from ${ip} failed: ${JSON.stringify(res)}`);
         const mapped = mapInterfaces(card, { spec, namespace, serviceName });
         await Promise.all(
           mapped.map(async (m) => {

@@ -15,6 +15,8 @@ export interface CardMemory {
   /** Last good card, kept through unconfirmed fetch failures. */
   good?: Extract<PodCard, { ok: true }>;
   etag?: string;
+  /** sha256 of the bytes `good` was parsed from: the same bytes again are not parsed again. */
+  bodyDigest?: string;
   failures: number;
   lastError?: { reason: string; message: string };
   dueAt: number;

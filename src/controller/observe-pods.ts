@@ -136,6 +136,8 @@ async function refreshCard(
     hostHeader: cardHost(input),
     timeoutMs: spec.probe.timeoutSeconds * 1000,
     etag: card.good ? card.etag : undefined,
+    // Same bytes, same card: the spec its static checks read is fixed for this memory's generation.
+    heldBodyDigest: card.good ? card.bodyDigest : undefined,
     notAfter,
     signal: input.signal,
     ...input.credentials,
@@ -160,6 +162,7 @@ async function refreshCard(
     card.lastError = { reason: CardReason.CardInvalid, message: `pod ${pod.name}: ${parsed.message}` };
     card.good = undefined;
     card.etag = undefined;
+    card.bodyDigest = undefined;
     mem.probes.clear();
     return true;
   }
@@ -175,6 +178,7 @@ async function refreshCard(
     ),
   };
   card.etag = res.etag;
+  card.bodyDigest = res.bodyDigest;
   card.failures = 0;
   card.lastError = undefined;
   return true;

@@ -20,6 +20,8 @@ export interface CardRequest extends ProbeCredentials {
   hostHeader: string;
   timeoutMs: number;
   etag?: string;
+  /** `bodyDigest` of the card held: the same bytes again answer `notModified`, unparsed. */
+  heldBodyDigest?: string;
   /** Epoch ms after which a fetch still waiting for its turn is not made (answers `deferred`). */
   notAfter?: number;
   /** The reconcile's: a fetch not made or cut because it aborted answers `deferred`. */
@@ -27,7 +29,7 @@ export interface CardRequest extends ProbeCredentials {
 }
 
 export type CardFetch =
-  | { kind: 'ok'; body: unknown; etag?: string }
+  | { kind: 'ok'; body: unknown; etag?: string; /** sha256 of the bytes as served. */ bodyDigest?: string }
   | { kind: 'notModified' }
   /** Not fetched in this reconcile (out of its time, or aborted): no fact about the card, never a failure. */
   | { kind: 'deferred' }

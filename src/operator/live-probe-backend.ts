@@ -63,7 +63,7 @@ export class LiveProbeBackend implements ProbeBackend {
     }
     if (res.kind === 'notModified') return { kind: 'notModified' };
     if (res.kind === 'deferred') return { kind: 'deferred' };
-    return { kind: 'ok', body: res.body, etag: res.etag };
+    return { kind: 'ok', body: res.body, etag: res.etag, bodyDigest: res.bodyDigest };
   }
 
   async probe(req: ProbeRequest): Promise<ProbeAnswer> {

@@ -1,8 +1,11 @@
 /**
  * Fetches an agent card from one pod: `A2A-Version: 1.0` (so SDK agents serve their v1.0 card,
  * not the compat one), a 1 MiB cap enforced while streaming, a nesting-depth cap, a timeout, no
- * redirects followed, and `If-None-Match` revalidation with the ETag of the last fetch.
+ * redirects followed, and `If-None-Match` revalidation with the ETag of the last fetch. A
+ * server that sends no ETag (the SDKs send none) gets the same saving from `heldBodyDigest`:
+ * the same bytes again are `notModified`, not parsed, validated and digested again.
  */
+import { createHash } from 'node:crypto';
 import { Client, type Dispatcher } from 'undici';
 import { CardReason } from '../api/conditions.js';
 import { MAX_CARD_DEPTH } from '../card/card-json.js';
@@ -31,6 +34,11 @@ export interface FetchCardOptions {
   tls?: TlsSettings;
   /** ETag of the card held; a 304 answer becomes `notModified`. */
   etag?: string;
+  /**
+   * `bodyDigest` of the card held (an earlier `ok` result): a 200 answer with the same bytes
+   * becomes `notModified`, unparsed.
+   */
+  heldBodyDigest?: string;
   signal?: AbortSignal;
   bearerToken?: string;
   /** Default 1 MiB. */
@@ -56,8 +64,17 @@ export class CardFetchError extends Error {
 }
 
 export type FetchCardResult =
-  | { kind: 'ok'; body: unknown; raw: Buffer; etag?: string; contentType?: string }
-  | { kind: 'notModified'; etag: string }
+  | {
+      kind: 'ok';
+      body: unknown;
+      raw: Buffer;
+      /** sha256 of the bytes as served (not canonical): what `heldBodyDigest` is compared with. */
+      bodyDigest: string;
+      etag?: string;
+      contentType?: string;
+    }
+  /** A 304 to `etag`, or the bytes of `heldBodyDigest` again; `etag` is the server's, if any. */
+  | { kind: 'notModified'; etag?: string }
   | { kind: 'error'; error: CardFetchError };
 
 function header(v: string | string[] | undefined): string | undefined {
@@ -164,12 +181,15 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
         },
       );
     }
+    const bodyDigest = createHash('sha256').update(raw).digest('base64');
+    if (opts.heldBodyDigest === bodyDigest) return { kind: 'notModified', ...(etag ? { etag } : {}) };
     const parsed = parseCardBody(raw);
     if ('problem' in parsed) return fail(CardReason.CardInvalid, parsed.problem, { httpStatus: 200 });
     return {
       kind: 'ok',
       body: parsed.body,
       raw,
+      bodyDigest,
       ...(etag ? { etag } : {}),
       ...(contentType ? { contentType } : {}),
     };
