@@ -4,13 +4,37 @@
  * (decide.ts), and of the hysteresis seed after a restart (probe-memory.ts).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { CardParseError, parseCard } from '../card/index.js';
+import { CardParseError, parseCard, type ParsedCard } from '../card/index.js';
 import { CARD_KEY, cardConfigMapName, SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
 import { ownedCandidates, type OwnedCaches } from './apply-routing.js';
 import type { CurrentRouting } from './decide.js';
 
 function ownedBy(obj: KubernetesObject | undefined, uid: string): boolean {
   return Boolean(obj?.metadata?.ownerReferences?.some((r) => r.uid === uid && r.controller));
+}
+
+/**
+ * The published card parsed, per ConfigMap object of the cache (a changed ConfigMap is a new
+ * object). A reconcile reads the routing in place up to three times, and in steady state every
+ * reconcile reads the same ConfigMap again: parsing it each time was 2 % of the operator's
+ * steady CPU at 100 agents. Keeping the parsed card also keeps its identity, which lets
+ * advertisedCard answer again from memory. The text is compared too, in case an object was
+ * changed in place.
+ */
+const parsedCards = new WeakMap<object, { text: string; card: ParsedCard | undefined }>();
+
+function publishedCard(cm: object, text: string): ParsedCard | undefined {
+  const held = parsedCards.get(cm);
+  if (held?.text === text) return held.card;
+  let card: ParsedCard | undefined;
+  try {
+    const parsed = parseCard(JSON.parse(text));
+    card = parsed instanceof CardParseError ? undefined : parsed;
+  } catch {
+    card = undefined; // not a card we wrote: nothing to reason about
+  }
+  parsedCards.set(cm, { text, card });
+  return card;
 }
 
 export function currentRouting(caches: OwnedCaches, owner: Owner, serviceName: string): CurrentRouting {
@@ -24,13 +48,7 @@ export function currentRouting(caches: OwnedCaches, owner: Owner, serviceName: s
   });
   const cm = caches.configMaps.get(owner.namespace, cardConfigMapName(owner.name));
   const text = ownedBy(cm, owner.uid) ? cm?.data?.[CARD_KEY] : undefined;
-  if (!text) return { slices };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { slices }; // not a card we wrote: nothing to reason about
-  }
-  const card = parseCard(raw);
-  return card instanceof CardParseError ? { slices } : { slices, card };
+  if (!cm || !text) return { slices };
+  const card = publishedCard(cm, text);
+  return card ? { slices, card } : { slices };
 }

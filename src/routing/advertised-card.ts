@@ -74,11 +74,41 @@ function capabilitiesOff(out: Record<string, unknown>, off: readonly Capability[
   }
 }
 
-/** undefined when nothing is advertised: there is no truthful card to publish. */
+/**
+ * The last few answers per card object. A reconcile asks up to three times (shrink, plan,
+ * interim) with the same card, and in steady state every reconcile asks again with the same
+ * answer: each was a deep clone and two canonical serialisations of the card (3 % of the
+ * operator's steady CPU at 100 agents). Cards are parsed once per distinct body and kept
+ * (probe memory, current routing), so their identity is a sound key; a WeakMap lets a card
+ * no longer held take its answers with it.
+ */
+const answers = new WeakMap<ParsedCard, Map<string, AdvertisedCard | undefined>>();
+const ANSWERS_PER_CARD = 4;
+
+/**
+ * undefined when nothing is advertised: there is no truthful card to publish. The answer may be
+ * shared with other callers asking the same: read it, never change it.
+ */
 export function advertisedCard(
   card: ParsedCard,
   advertised: ReadonlySet<string>,
   notServed: readonly Capability[] = [],
+): AdvertisedCard | undefined {
+  // JSON, not a join: keys hold card strings, which may hold any separator.
+  const key = JSON.stringify([[...advertised].sort(), notServed]);
+  let held = answers.get(card);
+  if (held?.has(key)) return held.get(key);
+  const answer = computeAdvertisedCard(card, advertised, notServed);
+  if (!held) answers.set(card, (held = new Map()));
+  if (held.size >= ANSWERS_PER_CARD) held.delete(held.keys().next().value!);
+  held.set(key, answer);
+  return answer;
+}
+
+function computeAdvertisedCard(
+  card: ParsedCard,
+  advertised: ReadonlySet<string>,
+  notServed: readonly Capability[],
 ): AdvertisedCard | undefined {
   const kept = card.interfaces.filter((i) => advertised.has(interfaceKey(i)));
   if (kept.length === 0) return undefined;
