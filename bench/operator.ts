@@ -719,7 +719,8 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   flight); one Prober for every round, so connections stay alive as they do in the operator, after one warm-up
   round; rounds start one probe period apart, as the operator's visits do, so connections idle between rounds as
   long as the operator's (the agents close idle connections after Node's default 5 s, on both sides alike); no
-  Kubernetes. Then as many steady rounds: cards and probes, and the capability calls for one agent in
+  Kubernetes. Then as many steady rounds: cards and probes (a card whose bytes did not change since the last
+  round is not parsed again, as in the operator), and the capability calls for one agent in
   ${CAPABILITY_PERIODS} in turn, as the operator makes them per period once its findings are conclusive. Both
   sides are measured in this run.
 - **CPU per probe**: the operator's \`process_cpu_seconds_total\` over its \`a2a_operator_probes_total\` in
