@@ -150,6 +150,9 @@ async function refreshCard(
   }
   card.dueAt = input.now() + jitteredPeriod(periodMs, input.random ?? Math.random);
   if (res.kind === 'notModified' && card.good) {
+    // Same bytes under a new ETag (a server that tags by file time, after a restart): keep the
+    // new tag, or every later fetch revalidates with the old one and gets the whole body.
+    if (res.etag) card.etag = res.etag;
     card.failures = 0;
     card.lastError = undefined;
     return true;

@@ -30,7 +30,8 @@ export interface CardRequest extends ProbeCredentials {
 
 export type CardFetch =
   | { kind: 'ok'; body: unknown; etag?: string; /** sha256 of the bytes as served. */ bodyDigest?: string }
-  | { kind: 'notModified' }
+  /** The card held is still served; `etag` is the server's current one, if it sent one. */
+  | { kind: 'notModified'; etag?: string }
   /** Not fetched in this reconcile (out of its time, or aborted): no fact about the card, never a failure. */
   | { kind: 'deferred' }
   | { kind: 'error'; reason: string; message: string };

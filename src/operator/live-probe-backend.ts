@@ -61,7 +61,7 @@ export class LiveProbeBackend implements ProbeBackend {
         message: redactToken(res.error.message, req.bearerToken),
       };
     }
-    if (res.kind === 'notModified') return { kind: 'notModified' };
+    if (res.kind === 'notModified') return { kind: 'notModified', ...(res.etag ? { etag: res.etag } : {}) };
     if (res.kind === 'deferred') return { kind: 'deferred' };
     return { kind: 'ok', body: res.body, etag: res.etag, bodyDigest: res.bodyDigest };
   }

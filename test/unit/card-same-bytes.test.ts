@@ -9,8 +9,9 @@ import { CardReason } from '../../src/api/conditions.js';
 import { observePods } from '../../src/controller/observe-pods.js';
 import type { CardFetch, CardRequest, ProbeBackend } from '../../src/controller/probe-backend.js';
 import { MemoryStore } from '../../src/controller/agent-memory.js';
-import { fetchCard } from '../../src/probe/index.js';
-import { agentSpec, observeInput } from './observe-fixtures.js';
+import { LiveProbeBackend } from '../../src/operator/live-probe-backend.js';
+import { fetchCard, Prober } from '../../src/probe/index.js';
+import { agentSpec, observeInput, podA0 } from './observe-fixtures.js';
 
 const CARD = {
   name: 'a',
@@ -131,4 +132,71 @@ void test('observePods: after an invalid card nothing is held, so the next bytes
   const again = await visit();
   assert.equal(f.requests[2]!.heldBodyDigest, undefined);
   assert.ok(again.observations[0]!.card?.ok);
+});
+
+void test('observePods over the live backend: the same bytes under a new ETag keep the new tag, so the next fetch is a 304', async () => {
+  let tag = '"v1"';
+  const seen: (string | undefined)[] = [];
+  const answers: number[] = [];
+  const body = JSON.stringify(CARD);
+  const server = createServer((req, res) => {
+    if (req.url !== '/.well-known/agent-card.json') return res.writeHead(404).end();
+    const inm = req.headers['if-none-match'];
+    seen.push(inm);
+    const status = inm === tag ? 304 : 200;
+    answers.push(status);
+    res.writeHead(status, { etag: tag, 'content-type': 'application/json' }).end(status === 200 ? body : '');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const prober = new Prober();
+  try {
+    const spec = agentSpec(port, { probe: { periodSeconds: 10 } });
+    const memory = new MemoryStore().for('ns/a', 1);
+    let now = Date.now(); // the Prober's budget check reads the real clock
+    const visit = () =>
+      observePods(
+        observeInput(spec, new LiveProbeBackend(prober), {
+          memory,
+          now: () => now,
+          pods: [podA0('127.0.0.1')],
+        }),
+      );
+    const first = (await visit()).observations[0]!.card;
+    assert.ok(first?.ok);
+    tag = '"v2"'; // the server restarted: same bytes, new tag
+    now += 11_000;
+    assert.equal((await visit()).observations[0]!.card, first);
+    now += 11_000;
+    assert.equal((await visit()).observations[0]!.card, first);
+    assert.deepEqual(seen, [undefined, '"v1"', '"v2"']);
+    assert.deepEqual(answers, [200, 200, 304]);
+  } finally {
+    await prober.close();
+    server.close();
+  }
+});
+
+void test('observePods: a new generation holds nothing, so the same bytes are judged against the new spec', async () => {
+  const store = new MemoryStore();
+  const f = backend([{ body: CARD, digest: 'd1' }]);
+  const before = agentSpec(8080, { probe: { periodSeconds: 10 } });
+  const first = await observePods(observeInput(before, f.backend, { memory: store.for('ns/a', 1) }));
+  const firstCard = first.observations[0]!.card;
+  assert.ok(firstCard?.ok);
+  assert.ok(!firstCard.findings.some((x) => x.reason === CardReason.ForeignHost));
+  // Generation 2 routes through another Service and lists the hosts allowed: the card's host is
+  // now foreign, though its bytes are the same.
+  const after = agentSpec(8080, {
+    probe: { periodSeconds: 10 },
+    routing: { serviceName: 'other' },
+    hosts: ['billing.example.com'],
+  });
+  const second = await observePods(
+    observeInput(after, f.backend, { memory: store.for('ns/a', 2), serviceName: 'other' }),
+  );
+  assert.equal(f.requests[1]!.heldBodyDigest, undefined);
+  const secondCard = second.observations[0]!.card;
+  assert.ok(secondCard?.ok);
+  assert.ok(secondCard.findings.some((x) => x.reason === CardReason.ForeignHost));
 });
