@@ -30,6 +30,15 @@ export class NotLeaderError extends Error {
 
 export const isNotLeader = (err: unknown): boolean => err instanceof NotLeaderError;
 
+/**
+ * No usable kubeconfig: the file cannot be read or parsed, or it names no current cluster. A
+ * person must fix the configuration; the message names the file and what was wrong.
+ */
+export class KubeConfigError extends Error {
+  override readonly name = 'KubeConfigError';
+  readonly code = 'ERR_KUBECONFIG';
+}
+
 /** The `reason` field of a Kubernetes `Status` (metav1.StatusReason), e.g. `Conflict`. */
 export type StatusReason = string;
 

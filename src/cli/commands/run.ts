@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { UsageError } from '../cli-errors.js';
+import { ExitError, UsageError } from '../cli-errors.js';
 import type { Command } from '../command.js';
 
 const usage = `usage: a2a-operator run [options]
@@ -130,7 +130,14 @@ export const command: Command = {
     };
     const { Manager } = await import('../../operator/manager.js');
     const { signCard } = await import('../../routing/card-signing.js');
-    const manager = new Manager({ ...opts, signer: signCard });
+    const { KubeConfigError } = await import('../../kube/errors.js');
+    let manager;
+    try {
+      manager = new Manager({ ...opts, signer: signCard });
+    } catch (err) {
+      if (err instanceof KubeConfigError) throw new ExitError(1, err.message);
+      throw err;
+    }
     const stop = new AbortController();
     const onSignal = (sig: NodeJS.Signals) => {
       log.info({ signal: sig }, 'shutting down');
