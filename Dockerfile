@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# a2a-operator image: Node 24 LTS, production dependencies only, non-root, read-only root
+# a2a-operator image: Node 24 LTS, the bundled CLI and nothing else of npm's, non-root, read-only root
 # filesystem friendly (the operator writes nothing; /tmp is the only writable path it could
 # use, and the chart mounts an emptyDir there).
 
@@ -8,13 +8,9 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.ts ./scripts/
 COPY src ./src
 RUN npm run build
-
-FROM node:24-bookworm-slim AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 FROM node:24-bookworm-slim
 LABEL org.opencontainers.image.title="a2a-operator" \
@@ -23,8 +19,8 @@ LABEL org.opencontainers.image.title="a2a-operator" \
       org.opencontainers.image.source="https://github.com/a2a-operator/a2a-operator"
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY --from=build /src/dist ./dist
+# The CLI is one bundle with its dependencies (scripts/build.ts): no node_modules at run time.
+COPY --from=build /src/dist/cli ./dist/cli
 COPY package.json ./
 COPY crds ./crds
 # Numeric UID/GID so Kubernetes can verify runAsNonRoot (the chart runs as 65532 too).

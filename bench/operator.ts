@@ -663,7 +663,7 @@ protocol 1.0), served by a multiplexed fleet (\`test/agents/fleet-server.ts\`): 
 network namespace and serves ${opts.agentsPerProcess} agents' pods, every pod address its own \`@a2a-js/sdk\` agent bound to
 that address (its own card naming its agent's Service, its own JSON-RPC, REST and gRPC listeners), one Pod
 object per address; every address is dialled. The control plane is a real kube-apiserver + etcd
-(\`test/harness\`); the operator is the compiled \`node dist/cli/main.js run\` (as the image runs it; the bench
+(\`test/harness\`); the operator is the bundled \`node dist/cli/main.js run\` (as the image runs it; the bench
 runs \`npm run build\` first) as a child process (\`--log-level=info --workers=${opts.workers}
 --probe-concurrency=${opts.probeConcurrency}\`), probe period ${opts.period} s, timeout ${opts.timeout} s,
 failureThreshold ${opts.threshold}. Everything (control plane, fleet, operator, the benchmark) shares the machine.

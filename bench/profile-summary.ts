@@ -6,14 +6,22 @@
  *   npx tsx bench/profile-summary.ts DIR/CPU.*.cpuprofile [--top 40] [--focus name,name]
  *     [--from s] [--to s]   only the samples between these seconds after the profile started
  *                           (e.g. the steady-state window, from the bench's own timings)
+ *
+ * The operator runs bundled (scripts/build.ts): frames in a bundle with a source map beside it are
+ * named by their original file and line (src/…, node_modules/<package>/…), so the tables group
+ * by package as they would unbundled.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
+  columnNumber: number;
 }
 interface ProfileNode {
   id: number;
@@ -28,12 +36,39 @@ interface Profile {
   timeDeltas: number[];
 }
 
+const maps = new Map<string, { map: SourceMap; dir: string } | null>();
+
+/** The frame in its original source when its file is a bundle with a linked .map beside it. */
+function original(f: CallFrame): CallFrame {
+  if (!f.url.startsWith('file://')) return f;
+  let entry = maps.get(f.url);
+  if (entry === undefined) {
+    const path = fileURLToPath(f.url);
+    entry = existsSync(`${path}.map`)
+      ? { map: new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8')) as never), dir: dirname(path) }
+      : null;
+    maps.set(f.url, entry);
+  }
+  if (!entry) return f;
+  const at = entry.map.findEntry(f.lineNumber, f.columnNumber) as {
+    originalSource?: string;
+    originalLine?: number;
+  };
+  if (!at.originalSource) return f;
+  const source = at.originalSource.startsWith('file://')
+    ? at.originalSource
+    : pathToFileURL(resolve(entry.dir, at.originalSource)).href;
+  return { ...f, url: source, lineNumber: at.originalLine ?? f.lineNumber };
+}
+
 function shortFile(url: string): string {
   if (!url) return '(native)';
   const nm = url.lastIndexOf('node_modules/');
   if (nm >= 0) return url.slice(nm + 'node_modules/'.length);
-  const dist = url.indexOf('/dist/');
+  const dist = url.lastIndexOf('/dist/');
   if (dist >= 0) return url.slice(dist + 1);
+  const src = url.lastIndexOf('/src/');
+  if (src >= 0) return url.slice(src + 1);
   return url.replace(/^file:\/\//, '');
 }
 
@@ -45,10 +80,10 @@ function pkg(url: string): string {
     const parts = url.slice(nm + 'node_modules/'.length).split('/');
     return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
   }
-  const dist = url.indexOf('/dist/');
-  if (dist >= 0)
+  const own = Math.max(url.lastIndexOf('/dist/'), url.lastIndexOf('/src/'));
+  if (own >= 0)
     return url
-      .slice(dist + 1)
+      .slice(own + 1)
       .split('/')
       .slice(0, 2)
       .join('/');
@@ -95,7 +130,7 @@ for (const file of positionals) {
   const byPkg = new Map<string, number>();
   const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
   for (const [id, us] of self) {
-    const f = byId.get(id)!.callFrame;
+    const f = original(byId.get(id)!.callFrame);
     if (f.functionName === '(idle)') {
       idle += us;
       continue;

@@ -1,14 +1,16 @@
 /**
  * What the container image runs is what the tests run. There is no Docker engine here, so the
  * Dockerfile is parsed and checked against the harness (test/harness/operator.ts runs
- * `src/cli/main.ts run` through tsx) and the chart (its args replace CMD); then the compiled
- * entrypoint, `node dist/cli/main.js run`, is built with the build config and run against the
- * control plane: it becomes ready and exits 0 on SIGTERM within the chart's grace period.
+ * `src/cli/main.ts run` through tsx) and the chart (its args replace CMD); then the bundled
+ * entrypoint, `node dist/cli/main.js run`, is built by `npm run build`'s script and run, with no
+ * node_modules anywhere up its tree, against the control plane: it becomes ready and exits 0 on
+ * SIGTERM within the chart's grace period.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../harness/binaries.js';
 import { useCluster } from '../harness/cluster.js';
@@ -43,7 +45,7 @@ const stages = parseDockerfile(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8
 const final = stages.at(-1)!;
 const last = (op: string) => final.instructions.filter((i) => i.op === op).at(-1)?.args;
 
-test('Dockerfile: multi-stage, Node 24, production deps, non-root, exec-form entrypoint', () => {
+test('Dockerfile: multi-stage, Node 24, the bundled CLI without node_modules, non-root, exec-form entrypoint', () => {
   assert.ok(stages.length >= 2, 'multi-stage');
   for (const s of stages) assert.match(s.from, /^node:24[-.\w]*/);
   const all = stages.flatMap((s) => s.instructions);
@@ -55,9 +57,14 @@ test('Dockerfile: multi-stage, Node 24, production deps, non-root, exec-form ent
     all.some((i) => i.op === 'RUN' && /npm run build/.test(i.args)),
     'build stage npm run build',
   );
+  // The CLI is bundled with its dependencies (scripts/build.ts): the image carries no node_modules.
   assert.ok(
-    all.some((i) => i.op === 'RUN' && /npm ci\b.*--omit=dev/.test(i.args)),
-    'production dependencies only',
+    !final.instructions.some((i) => /node_modules/.test(i.args)),
+    'no node_modules in the final stage',
+  );
+  assert.ok(
+    final.instructions.some((i) => i.op === 'COPY' && /^--from=build\s+\S*dist\/cli\s/.test(i.args)),
+    'the final stage copies the bundled CLI',
   );
   assert.ok(!final.instructions.some((i) => i.op === 'RUN'), 'the final stage runs nothing as root');
   const user = last('USER');
@@ -72,10 +79,11 @@ test('the entrypoint is the one the harness and the chart run', async () => {
   };
   const [, script] = JSON.parse(last('ENTRYPOINT')!) as string[];
   assert.equal(pkg.bin['a2a-operator'], script);
-  // tsconfig.build.json compiles src/ to dist/: dist/cli/main.js is src/cli/main.ts.
+  // scripts/build.ts bundles src/cli/main.ts into dist/cli/main.js (tsconfig.build.json's dirs).
   const build = JSON.parse(readFileSync(join(REPO_ROOT, 'tsconfig.build.json'), 'utf8')) as {
     compilerOptions: { rootDir: string; outDir: string };
   };
+  assert.match(readFileSync(join(REPO_ROOT, 'scripts', 'build.ts'), 'utf8'), /'src', 'cli', 'main\.ts'/);
   const source = script!
     .replace(new RegExp(`^${build.compilerOptions.outDir}/`), `${build.compilerOptions.rootDir}/`)
     .replace(/\.js$/, '.ts');
@@ -109,25 +117,27 @@ test('.dockerignore keeps the build context to what the image needs', () => {
   }
 });
 
-test('node dist/cli/main.js run (built with tsconfig.build.json) serves /readyz and exits 0 on SIGTERM', async () => {
+test('node dist/cli/main.js run (built by npm run build) serves /readyz and exits 0 on SIGTERM, with no node_modules', async () => {
   const cluster = await useCluster();
   const ns = await cluster.createNamespace('image');
-  const dir = join(REPO_ROOT, '.cache', `image-test-${process.pid}`);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
+  // Outside the repository, as in the image: only the bundled CLI and package.json, so a
+  // dependency the bundle failed to carry cannot be found in a node_modules up the tree.
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-image-test-'));
+  const built = join(REPO_ROOT, '.cache', `image-test-${process.pid}`);
   try {
     execFileSync(
       process.execPath,
       [
-        join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-        '-p',
-        join(REPO_ROOT, 'tsconfig.build.json'),
-        '--outDir',
-        join(dir, 'dist'),
+        join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+        join(REPO_ROOT, 'scripts', 'build.ts'),
+        '--out-dir',
+        built,
       ],
       { stdio: 'inherit' },
     );
+    cpSync(join(built, 'cli'), join(dir, 'dist', 'cli'), { recursive: true });
     copyFileSync(join(REPO_ROOT, 'package.json'), join(dir, 'package.json')); // "type": "module"
+    assert.ok(!existsSync(join(dir, 'node_modules')) && !existsSync(join(tmpdir(), 'node_modules')));
     const metrics = await freePort();
     const cards = await freePort();
     const [node, script] = JSON.parse(last('ENTRYPOINT')!) as string[];
@@ -198,5 +208,6 @@ test('node dist/cli/main.js run (built with tsconfig.build.json) serves /readyz 
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    rmSync(built, { recursive: true, force: true });
   }
 });

@@ -1,6 +1,6 @@
 // `a2a-operator/client` as a consumer gets it: the package name resolves through package.json
-// "exports" to the built entry, which (built here with the project's own build config into a
-// temporary folder of the checkout) loads as plain ESM with its declarations beside it.
+// "exports" to the built entry, which (built here by `npm run build`'s script into a temporary
+// folder of the checkout) loads as plain ESM with its declarations beside it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -23,17 +23,11 @@ void test('the build emits dist/client/index.js with its .d.ts, and the entry lo
   try {
     execFileSync(
       process.execPath,
-      [
-        join(root, 'node_modules/typescript/bin/tsc'),
-        '-p',
-        join(root, 'tsconfig.build.json'),
-        '--outDir',
-        out,
-      ],
+      [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'scripts/build.ts'), '--out-dir', out],
       { cwd: root, stdio: 'pipe' },
     );
     assert.ok(existsSync(join(out, 'client/index.d.ts')), 'declarations for the client entry');
-    assert.ok(existsSync(join(out, 'cli/main.js')), 'the bin still builds');
+    assert.ok(existsSync(join(out, 'cli/main.js')), 'the bin (the bundled CLI) still builds');
     const mod = (await import(pathToFileURL(join(out, 'client/index.js')).href)) as Record<string, unknown>;
     assert.equal(typeof mod.FailoverClient, 'function');
     assert.equal(typeof mod.FailoverCallError, 'function');

@@ -55,6 +55,7 @@ export const OPERATOR_INPUTS = [
   'package-lock.json',
   'tsconfig.json',
   'tsconfig.build.json',
+  'scripts/build.ts',
   'src',
   'crds',
 ];
