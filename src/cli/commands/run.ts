@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { ExitError, UsageError } from '../cli-errors.js';
 import type { Command } from '../command.js';
+import { KubeConfigError } from '../../kube/errors.js';
 
 const usage = `usage: a2a-operator run [options]
 
@@ -130,7 +131,6 @@ export const command: Command = {
     };
     const { Manager } = await import('../../operator/manager.js');
     const { signCard } = await import('../../routing/card-signing.js');
-    const { KubeConfigError } = await import('../../kube/errors.js');
     let manager;
     try {
       manager = new Manager({ ...opts, signer: signCard });
