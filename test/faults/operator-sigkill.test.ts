@@ -16,6 +16,7 @@
 //     background), so at most what the kills explain.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { InterfaceReason, type InterfaceState } from '../../src/api/conditions.js';
 import { useCluster, type Cluster } from '../harness/cluster.js';
 import type { AgentPod } from '../harness/agent-pod.js';
 import { CHURN_DETECTION_MS, churnSpec, startChurnPod } from '../harness/churn-agent.js';
@@ -86,7 +87,12 @@ function transitionKeys(prev: Status, next: Status): string[] {
   for (const i of next?.interfaces ?? []) {
     const k = `${i.protocolBinding} ${i.url}`;
     if (before.get(k) === i.state || i.state === 'Pending') continue;
-    keys.push(`${i.state === 'Verified' ? 'InterfaceVerified' : i.state}|${k}`);
+    // The reason the operator gives the Event (transition-events.ts): Inconclusive's is ProbeInconclusive.
+    const reason =
+      i.state === 'Verified'
+        ? 'InterfaceVerified'
+        : InterfaceReason[i.state as Exclude<InterfaceState, 'Verified'>];
+    keys.push(`${reason}|${k}`);
   }
   return keys;
 }
