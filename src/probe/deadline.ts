@@ -3,6 +3,8 @@
  * signal at every stage (undici keeps a TLS handshake to a silent peer until its connect
  * timeout). The late outcome is consumed so it cannot surface as an unhandled rejection.
  */
+import { setMaxListeners } from 'node:events';
+
 export class DeadlineError extends Error {
   override readonly name = 'DeadlineError';
   readonly code = 'ERR_PROBE_TIMEOUT';
@@ -77,4 +79,53 @@ export function cancellableDeadline(ms: number, parent?: AbortSignal): Cancellab
       parent?.removeEventListener('abort', onAbort);
     },
   };
+}
+
+interface SharedEntry {
+  deadline: CancellableDeadline;
+  users: number;
+}
+
+/**
+ * One `cancellableDeadline` for every operation that ends at the same instant under the same
+ * parent: the probes of one reconcile share their hard stop (the reconcile's `notAfter` plus the
+ * probe timeout), so a probe no longer makes its own AbortController, timer and parent listener
+ * (an operator-only cost per probe the bench's bare loop never had, docs/benchmarks.md). The
+ * shared deadline is cancelled when its last user releases it; one that fired stays aborted for
+ * the users still holding it, as theirs would have.
+ */
+export class SharedDeadlines {
+  private readonly byParent = new WeakMap<AbortSignal, Map<number, SharedEntry>>();
+  private readonly unparented = new Map<number, SharedEntry>();
+
+  /** A signal that aborts at epoch ms `at` or with `parent`; call release() when the work is done. */
+  acquire(at: number, parent?: AbortSignal): { signal: AbortSignal; release(): void } {
+    let entries = parent ? this.byParent.get(parent) : this.unparented;
+    if (!entries) {
+      entries = new Map();
+      this.byParent.set(parent!, entries);
+    }
+    let entry = entries.get(at);
+    if (!entry) {
+      const deadline = cancellableDeadline(Math.max(0, at - Date.now()), parent);
+      // Every probe in flight under it listens: as many as the prober's concurrency allows.
+      setMaxListeners(0, deadline.signal);
+      entry = { deadline, users: 0 };
+      entries.set(at, entry);
+    }
+    entry.users++;
+    const held = entry;
+    const map = entries;
+    let released = false;
+    return {
+      signal: held.deadline.signal,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (--held.users > 0) return;
+        held.deadline.cancel();
+        if (map.get(at) === held) map.delete(at);
+      },
+    };
+  }
 }

@@ -13,18 +13,18 @@ import { sendGrpcCapabilityCall, sendHttpCapabilityCall } from './capability-pro
 import { CapabilitySignal, capabilityVerdict, type CapabilityVerdict } from './classify-capability.js';
 import { errorCode } from './transport-failure.js';
 import { isKnownBinding, isKnownVersion, ProtocolBinding } from '../card/bindings.js';
-import { interfaceEndpoint, isEndpointViolation } from '../card/interface-endpoint.js';
+import { isEndpointViolation } from '../card/interface-endpoint.js';
 import type { CardInterface } from '../card/parsed-card.js';
-import { displayUrl } from '../text/display-url.js';
 import { redactCredentials } from '../text/redact-credentials.js';
 import { abortedVerdict } from './aborted-verdict.js';
 import { ConcurrencyLimit, KeyedConcurrencyLimit } from './concurrency-limit.js';
-import { cancellableDeadline, untilAborted, withDeadline } from './deadline.js';
+import { SharedDeadlines, untilAborted, withDeadline } from './deadline.js';
 import { hostPort, type DialTarget } from './dial-target.js';
 import { fetchCard, urlHostOf, type FetchCardOptions, type FetchCardResult } from './fetch-card.js';
 import { GrpcChannels, type GrpcChannelKey } from './grpc-channels.js';
 import { probeGrpc } from './grpc-probe.js';
 import { HttpPools } from './http-pools.js';
+import { interfaceFacts } from './interface-facts.js';
 import { probeHttpBinding } from './http-probe.js';
 import type { ProbeResult, Verdict } from './probe-result.js';
 import type { TlsSettings } from './tls-settings.js';
@@ -115,6 +115,7 @@ export class Prober {
   private readonly perAgent: KeyedConcurrencyLimit;
   private readonly pools: HttpPools;
   private readonly channels: GrpcChannels;
+  private readonly hardStops = new SharedDeadlines();
 
   constructor(opts: ProberOptions = {}) {
     this.limit = new ConcurrencyLimit(opts.concurrency ?? 32);
@@ -140,15 +141,16 @@ export class Prober {
     // Everything a probe does (attempt, retry, gRPC diagnosis) is cut at notAfter + timeoutMs
     // + 1 s, answering Pending: a reconcile's probing ends within its budget plus one timeout
     // (observe-pods.ts). A cut attempt's own I/O is cancelled by the same signal.
+    // The probes of one reconcile share one notAfter, hence one hard stop (SharedDeadlines).
     const hardStop =
       opts.notAfter !== undefined
-        ? cancellableDeadline(
-            Math.max(0, opts.notAfter - Date.now()) + opts.timeoutMs + HARD_STOP_SLACK_MS,
+        ? this.hardStops.acquire(
+            Math.max(opts.notAfter, Date.now()) + opts.timeoutMs + HARD_STOP_SLACK_MS,
             opts.signal,
           )
         : undefined;
     const signal = hardStop?.signal ?? opts.signal;
-    const label = `${iface.protocolBinding} ${displayUrl(iface.url)}`;
+    const label = `${iface.protocolBinding} ${interfaceFacts(iface).shownUrl}`;
     const v = await this.schedule(opts.agent, async () => {
       if (signal?.aborted) return abortedVerdict(label);
       if (opts.notAfter !== undefined && Date.now() > opts.notAfter) {
@@ -164,7 +166,7 @@ export class Prober {
         if (signal?.aborted) return abortedVerdict(label);
         throw err;
       }
-    }).finally(() => hardStop?.cancel());
+    }).finally(() => hardStop?.release());
     return { ...v, durationMs: Math.round((performance.now() - started) * 10) / 10 };
   }
 
@@ -243,7 +245,8 @@ export class Prober {
     opts: ProbeOptions,
   ): Promise<{ verdict: Verdict; retryable: boolean }> {
     const final = (v: Verdict) => ({ verdict: v, retryable: false });
-    const what = `${iface.protocolBinding} v${iface.protocolVersion} ${displayUrl(iface.url)} (dialled ${hostPort(target.address, target.port)})`;
+    const { endpoint, shownUrl } = interfaceFacts(iface);
+    const what = `${iface.protocolBinding} v${iface.protocolVersion} ${shownUrl} (dialled ${hostPort(target.address, target.port)})`;
     if (!isKnownBinding(iface.protocolBinding) || !isKnownVersion(iface.protocolVersion)) {
       return final(
         verdict(
@@ -253,12 +256,11 @@ export class Prober {
         ),
       );
     }
-    const endpoint = interfaceEndpoint(iface.url, iface.protocolBinding);
     if (isEndpointViolation(endpoint)) {
       return final(
         verdict(
           InterfaceState.Ineligible,
-          `${iface.protocolBinding} ${displayUrl(iface.url)}: ${endpoint.message}; not dialled`,
+          `${iface.protocolBinding} ${shownUrl}: ${endpoint.message}; not dialled`,
           {},
         ),
       );
@@ -318,7 +320,8 @@ export class Prober {
     declared: boolean,
     opts: ProbeOptions,
   ): Promise<CapabilityVerdict> {
-    const what = `${iface.protocolBinding} v${iface.protocolVersion} ${displayUrl(iface.url)}`;
+    const { endpoint, shownUrl } = interfaceFacts(iface);
+    const what = `${iface.protocolBinding} v${iface.protocolVersion} ${shownUrl}`;
     const notProbed = (why: string): CapabilityVerdict => ({
       capability,
       declared,
@@ -327,7 +330,6 @@ export class Prober {
     });
     if (!isKnownBinding(iface.protocolBinding) || !isKnownVersion(iface.protocolVersion))
       return notProbed('binding or version not probeable');
-    const endpoint = interfaceEndpoint(iface.url, iface.protocolBinding);
     if (isEndpointViolation(endpoint)) return notProbed(endpoint.message);
     return this.schedule(opts.agent, async () => {
       if (opts.signal?.aborted) return notProbed('aborted');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cancellableDeadline } from '../../src/probe/deadline.js';
+import { cancellableDeadline, SharedDeadlines } from '../../src/probe/deadline.js';
 
 void test('cancellableDeadline aborts after its time with a TimeoutError, as AbortSignal.timeout does', async () => {
   const d = cancellableDeadline(20);
@@ -30,4 +30,49 @@ void test('cancellableDeadline cancelled: neither its time nor its parent aborts
   await sleep(60);
   parent.abort();
   assert.equal(d.signal.aborted, false);
+});
+
+void test('SharedDeadlines: one signal per instant and parent, cancelled when its last user releases it', async () => {
+  const shared = new SharedDeadlines();
+  const parent = new AbortController();
+  const at = Date.now() + 40;
+  const a = shared.acquire(at, parent.signal);
+  const b = shared.acquire(at, parent.signal);
+  assert.equal(a.signal, b.signal, 'same instant, same parent: one deadline');
+  assert.notEqual(shared.acquire(at + 1, parent.signal).signal, a.signal, 'another instant: another');
+  assert.notEqual(shared.acquire(at).signal, a.signal, 'another parent (none): another');
+  a.release();
+  a.release(); // a second release of the same lease changes nothing
+  await sleep(80);
+  assert.equal(b.signal.aborted, true, 'b still held it: it fired');
+  assert.equal((b.signal.reason as DOMException).name, 'TimeoutError');
+  b.release();
+  const later = shared.acquire(Date.now() + 40, parent.signal);
+  later.release();
+  await sleep(80);
+  assert.equal(later.signal.aborted, false, 'released by its only user before its time: cancelled');
+});
+
+void test('SharedDeadlines: the parent aborts every user with its reason; a new lease after that starts aborted', () => {
+  const shared = new SharedDeadlines();
+  const parent = new AbortController();
+  const at = Date.now() + 10_000;
+  const a = shared.acquire(at, parent.signal);
+  const reason = new Error('reconcile cut');
+  parent.abort(reason);
+  assert.equal(a.signal.reason, reason);
+  const b = shared.acquire(at, parent.signal);
+  assert.equal(b.signal.aborted, true);
+  a.release();
+  b.release();
+  const c = shared.acquire(at, parent.signal);
+  assert.equal(c.signal.reason, reason, 'a fresh deadline under an aborted parent is aborted at once');
+  c.release();
+});
+
+void test('SharedDeadlines: an instant already past aborts at once', async () => {
+  const d = new SharedDeadlines().acquire(Date.now() - 5);
+  await sleep(20);
+  assert.equal(d.signal.aborted, true);
+  d.release();
 });
