@@ -21,7 +21,7 @@ import {
   jsonRpcCapabilityCall,
   restCapabilityCall,
 } from './capability-wire.js';
-import { captureHeaders, errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
+import { errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
 import { cancellableDeadline } from './deadline.js';
 import { errorCode } from './transport-failure.js';
 import { extensionHeaders } from './wire-forms.js';
@@ -159,10 +159,9 @@ export async function sendGrpcCapabilityCall(
   const call = grpcCallFor(input.capability, iface.protocolVersion, input.taskId, iface.tenant);
   const metadata = requestMetadata(iface, input.bearerToken);
   let headers: Metadata | undefined;
-  const options = {
-    deadline: Date.now() + input.timeoutMs,
-    interceptors: [captureHeaders((m) => (headers = m))],
-  };
+  const options = { deadline: Date.now() + input.timeoutMs };
+  // The response headers come with the call's `metadata` event (grpc-probe.ts, unaryCall).
+  const onHeaders = (m: Metadata) => (headers = m);
   const outcome = await new Promise<{ code: number; trailers?: Metadata }>((resolve) => {
     let done = false;
     const finish = (o: { code: number; trailers?: Metadata }) => {
@@ -181,6 +180,7 @@ export async function sendGrpcCapabilityCall(
         metadata,
         options,
       );
+      stream.on('metadata', onHeaders);
       cancel = () => stream.cancel();
       // A first message: the stream is served. Closed at once (nothing is kept open).
       stream.on('data', () => {
@@ -202,6 +202,7 @@ export async function sendGrpcCapabilityCall(
         (err: ServiceError | null) =>
           finish(err ? { code: err.code, trailers: err.metadata } : { code: GrpcStatus.OK }),
       );
+      unary.on('metadata', onHeaders);
       cancel = () => unary.cancel();
     }
     input.signal?.addEventListener('abort', cancel, { once: true });

@@ -1,9 +1,8 @@
 /**
  * The metadata of the gRPC probes (GetTask, grpc-probe.ts; capability calls, capability-probe.ts):
- * what they send, what they read from an answer, and the interceptor that captures its response
- * headers.
+ * what they send and what they read from an answer.
  */
-import { InterceptingCall, Metadata, type Interceptor } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import type { CardInterface } from '../card/parsed-card.js';
 import { errorInfoReasonsOf } from './grpc-wire-messages.js';
 import { extensionHeaders } from './wire-forms.js';
@@ -27,18 +26,4 @@ export function isGrpcContentType(md: Metadata | undefined): boolean {
 /** The ErrorInfo reasons in the trailers' `grpc-status-details-bin`. */
 export function errorInfoReasons(md: Metadata | undefined): string[] {
   return errorInfoReasonsOf(md?.get('grpc-status-details-bin')[0]);
-}
-
-/** An interceptor that hands the response headers to `onHeaders`. */
-export function captureHeaders(onHeaders: (m: Metadata) => void): Interceptor {
-  return (options, nextCall) =>
-    new InterceptingCall(nextCall(options), {
-      start: (md, _listener, next) =>
-        next(md, {
-          onReceiveMetadata: (m, n) => {
-            onHeaders(m);
-            n(m);
-          },
-        }),
-    });
 }

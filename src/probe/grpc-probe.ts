@@ -2,7 +2,6 @@
 import {
   status as GrpcStatus,
   type Client,
-  type Interceptor,
   type Metadata,
   type ServiceError,
 } from '@grpc/grpc-js';
@@ -15,7 +14,7 @@ import { classifyGrpc, grpcCodeName } from './classify-grpc.js';
 import type { DialTarget } from './dial-target.js';
 import { untilAborted } from './deadline.js';
 import { diagnoseGrpcTransport } from './grpc-transport-diagnosis.js';
-import { captureHeaders, errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
+import { errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
 import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
 import type { TlsSettings } from './tls-settings.js';
@@ -70,7 +69,7 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
     method,
     grpcGetTaskRequest(iface.protocolVersion, input.taskId, iface.tenant),
     metadata,
-    [captureHeaders((m) => (headers = m))],
+    (m) => (headers = m),
   );
   // Cancelled by our caller: no verdict, and the channel is not to blame (kept).
   if (input.signal?.aborted) return aborted();
@@ -129,13 +128,17 @@ interface UnaryResult {
   trailers?: Metadata;
 }
 
-/** One unary call with raw bytes in and out, cancelled by the caller's abort. */
+/**
+ * One unary call with raw bytes in and out, cancelled by the caller's abort; `onHeaders` gets the
+ * response headers (the call's `metadata` event: no interceptor, whose chain grpc-js would build
+ * for every call).
+ */
 function unaryCall(
   input: GrpcProbeInput,
   method: string,
   request: Buffer,
   metadata: Metadata,
-  interceptors: Interceptor[],
+  onHeaders: (headers: Metadata) => void,
 ): Promise<UnaryResult> {
   return new Promise<UnaryResult>((resolve) => {
     const call = input.client.makeUnaryRequest(
@@ -144,7 +147,7 @@ function unaryCall(
       (b: Buffer) => b,
       request,
       metadata,
-      { deadline: Date.now() + input.timeoutMs, interceptors },
+      { deadline: Date.now() + input.timeoutMs },
       (err: ServiceError | null) => {
         if (!err) resolve({ code: GrpcStatus.OK, details: '' });
         // The server's (or grpc-js's) words, quoted by the classifiers: an echoed token is cut out first.
@@ -156,6 +159,7 @@ function unaryCall(
           });
       },
     );
+    call.on('metadata', onHeaders);
     const cancel = () => call.cancel();
     input.signal?.addEventListener('abort', cancel, { once: true });
     call.on('status', () => input.signal?.removeEventListener('abort', cancel));
@@ -180,7 +184,7 @@ async function otherServiceHint(v: Verdict, input: GrpcProbeInput, metadata: Met
     grpcGetTaskMethod(otherVersion),
     grpcGetTaskRequest(otherVersion, input.taskId, input.iface.tenant),
     md,
-    [captureHeaders((m) => (headers = m))],
+    (m) => (headers = m),
   );
   // UNIMPLEMENTED, or a transport failure: the other service is not there either.
   if (
