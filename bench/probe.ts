@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AgentCard, AgentInterface } from '@a2a-js/sdk';
@@ -47,6 +47,8 @@ async function startAgentProcess(): Promise<{ child: ChildProcess; ports: AgentP
 }
 
 interface Target {
+  /** The agent process serving it, as the operator names an agent for its per-agent limit. */
+  agent: string;
   port: number;
   iface: CardInterface;
   sdk: Client;
@@ -135,7 +137,7 @@ const grpcClients: GrpcClient[] = [];
 try {
   // One SDK client per (agent, binding), created up front, as the Prober keeps one pool/channel per target.
   const perAgent = await Promise.all(
-    agents.map(async ({ ports }) => {
+    agents.map(async ({ ports }, agentIndex) => {
       const http = `http://127.0.0.1:${ports.http}`;
       const pool = new Pool(http, { connections: CONCURRENCY, keepAliveTimeout: 30_000 });
       const grpcClient = new GrpcClient(`127.0.0.1:${ports.grpc}`, credentials.createInsecure());
@@ -163,7 +165,7 @@ try {
             index: 0,
             declaredAt: 'bench',
           };
-          return { port, iface, sdk, minimal: minimal[binding] };
+          return { agent: `bench/agent-${agentIndex}`, port, iface, sdk, minimal: minimal[binding] };
         }),
       );
     }),
@@ -171,11 +173,26 @@ try {
   const base = perAgent.flat();
   const targets: Target[] = Array.from({ length: INTERFACES }, (_, i) => base[i % base.length]!);
 
-  const operatorRound = () =>
-    limited(targets, CONCURRENCY, async (t) => {
-      const r = await prober.probe({ address: '127.0.0.1', port: t.port }, t.iface, { timeoutMs: 5000 });
+  /**
+   * Probes the targets as the operator's reconciles do: each carries its agent (the per-agent
+   * limit), a notAfter and the reconcile's abort signal (here one per round), so the options'
+   * own cost (hard stop, abort listeners) is in the Prober's figure as it is in the operator.
+   */
+  const proberRoundOf = (ts: Target[]) => () => {
+    const round = new AbortController();
+    setMaxListeners(0, round.signal);
+    const notAfter = Date.now() + 60_000;
+    return limited(ts, CONCURRENCY, async (t) => {
+      const r = await prober.probe({ address: '127.0.0.1', port: t.port }, t.iface, {
+        timeoutMs: 5000,
+        agent: t.agent,
+        notAfter,
+        signal: round.signal,
+      });
       if (r.state !== 'Verified') throw new Error(`operator probe not Verified: ${r.message}`);
     });
+  };
+  const operatorRound = proberRoundOf(targets);
   const sdkRound = () =>
     limited(targets, CONCURRENCY, async (t) => {
       try {
@@ -188,11 +205,6 @@ try {
 
   // The minimal clients against the Prober on the same binding's targets only.
   const ofBinding = (binding: string) => targets.filter((t) => t.iface.protocolBinding === binding);
-  const proberRoundOf = (ts: Target[]) => () =>
-    limited(ts, CONCURRENCY, async (t) => {
-      const r = await prober.probe({ address: '127.0.0.1', port: t.port }, t.iface, { timeoutMs: 5000 });
-      if (r.state !== 'Verified') throw new Error(`operator probe not Verified: ${r.message}`);
-    });
   const minimalRoundOf = (ts: Target[]) => () => limited(ts, CONCURRENCY, (t) => t.minimal!());
   const jsonrpc = ofBinding('JSONRPC');
   const grpc = ofBinding('GRPC');
