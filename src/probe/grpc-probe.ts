@@ -1,10 +1,5 @@
 /** The gRPC GetTask probe: a unary call on a long-lived grpc-js channel to the pod. */
-import {
-  status as GrpcStatus,
-  type Client,
-  type Metadata,
-  type ServiceError,
-} from '@grpc/grpc-js';
+import { status as GrpcStatus, type Client, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import { InterfaceState } from '../api/conditions.js';
 import type { CardInterface } from '../card/parsed-card.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
