@@ -124,7 +124,8 @@ export class SharedDeadlines {
         released = true;
         if (--held.users > 0) return;
         held.deadline.cancel();
-        if (map.get(at) === held) map.delete(at);
+        // An entry leaves the map only here, with no users: none can have replaced it.
+        map.delete(at);
       },
     };
   }
