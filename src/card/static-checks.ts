@@ -8,12 +8,12 @@ import { clipText } from '../text/display-text.js';
 import { redactUrlCredentials } from '../text/redact-credentials.js';
 import { isKnownBinding, isKnownVersion, ProtocolBinding } from './bindings.js';
 import {
-  interfaceEndpoint,
   isEndpointViolation,
   isLoopbackHost,
   trimTrailingSlashes,
   type InterfaceEndpoint,
 } from './interface-endpoint.js';
+import { interfaceFacts } from './interface-facts.js';
 import type { CardInterface, ParsedCard } from './parsed-card.js';
 
 export interface Finding {
@@ -79,7 +79,7 @@ export function interfaceEligibility(
         `${describe(iface)}: protocol version ${JSON.stringify(shown(iface.protocolVersion))} is not supported (1.x or 0.3, written Major.Minor)`,
       );
     }
-    const endpoint = interfaceEndpoint(iface.url, iface.protocolBinding);
+    const { endpoint } = interfaceFacts(iface);
     if (isEndpointViolation(endpoint)) return no(endpoint.reason, `${describe(iface)}: ${endpoint.message}`);
     const loopbackExempt = opts.allowLoopbackPlaintext === true && isLoopbackHost(endpoint.host);
     if (opts.cardScheme === 'https' && !endpoint.tls && !loopbackExempt) {

@@ -14,6 +14,7 @@ import { CapabilitySignal, capabilityVerdict, type CapabilityVerdict } from './c
 import { errorCode } from './transport-failure.js';
 import { isKnownBinding, isKnownVersion, ProtocolBinding } from '../card/bindings.js';
 import { isEndpointViolation } from '../card/interface-endpoint.js';
+import { interfaceFacts } from '../card/interface-facts.js';
 import type { CardInterface } from '../card/parsed-card.js';
 import { redactCredentials } from '../text/redact-credentials.js';
 import { abortedVerdict } from './aborted-verdict.js';
@@ -24,7 +25,6 @@ import { fetchCard, urlHostOf, type FetchCardOptions, type FetchCardResult } fro
 import { GrpcChannels, type GrpcChannelKey } from './grpc-channels.js';
 import { probeGrpc } from './grpc-probe.js';
 import { HttpPools } from './http-pools.js';
-import { interfaceFacts } from './interface-facts.js';
 import { probeHttpBinding } from './http-probe.js';
 import type { ProbeResult, Verdict } from './probe-result.js';
 import type { TlsSettings } from './tls-settings.js';

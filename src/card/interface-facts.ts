@@ -1,17 +1,14 @@
 /**
- * What every probe of one card interface computes from its URL alone: where it points (a URL
- * parse under the eligibility rules) and how messages show it (credentials redacted, printable,
- * bounded). Both are pure functions of the URL and binding, and the operator probes the same
- * interface object every period while the card's bytes do not change (observe-pods.ts), so they
- * are kept per object instead of recomputed on each probe (2-3 linear scans and a URL parse;
- * about 5 % of the Prober's CPU per probe in a profile, docs/benchmarks.md).
+ * What the static checks and every probe of one card interface compute from its URL alone: where
+ * it points (a URL parse under the eligibility rules) and how messages show it (credentials
+ * redacted, printable, bounded). Both are pure functions of the URL and binding, and the operator
+ * checks and probes the same interface object every period while the card's bytes do not change
+ * (observe-pods.ts), so they are kept per object instead of recomputed on each check and probe
+ * (2-3 linear scans and a URL parse; about 5 % of the Prober's CPU per probe in a profile,
+ * docs/benchmarks.md).
  */
-import {
-  interfaceEndpoint,
-  type EndpointViolation,
-  type InterfaceEndpoint,
-} from '../card/interface-endpoint.js';
-import type { CardInterface } from '../card/parsed-card.js';
+import { interfaceEndpoint, type EndpointViolation, type InterfaceEndpoint } from './interface-endpoint.js';
+import type { CardInterface } from './parsed-card.js';
 import { displayUrl } from '../text/display-url.js';
 
 export interface InterfaceFacts {
