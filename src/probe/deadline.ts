@@ -32,14 +32,26 @@ export class ProbeAbortedError extends Error {
  */
 export function untilAborted<T>(operation: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return operation;
-  operation.catch(() => undefined);
-  if (signal.aborted) return Promise.reject(new ProbeAbortedError('aborted'));
-  let onAbort: () => void = () => undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new ProbeAbortedError('aborted'));
+  if (signal.aborted) {
+    operation.catch(() => undefined);
+    return Promise.reject(new ProbeAbortedError('aborted'));
+  }
+  // One promise, not a race of two: this wraps every probe. A late outcome after the abort
+  // lands on a settled promise (consumed, never an unhandled rejection).
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ProbeAbortedError('aborted'));
     signal.addEventListener('abort', onAbort, { once: true });
+    operation.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      },
+    );
   });
-  return Promise.race([operation, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** A signal that aborts after `ms` or with `parent`, and a cancel() for when the work is done. */

@@ -10,9 +10,8 @@ import { Client, type Dispatcher } from 'undici';
 import { CardReason } from '../api/conditions.js';
 import { MAX_CARD_DEPTH } from '../card/card-json.js';
 import { displayUrl } from '../text/display-url.js';
-import { readBounded } from './bounded-body.js';
 import { parseCardBody } from './parse-card-body.js';
-import { cancellableDeadline, withDeadline } from './deadline.js';
+import { exchange } from './http-exchange.js';
 import { hostPort } from './dial-target.js';
 import { MAX_HEADER_BYTES } from './http-pools.js';
 import { checkIdentityFor, isIpLiteral, type TlsSettings } from './tls-settings.js';
@@ -120,7 +119,6 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
         },
       });
   const dispatcher = opts.dispatcher ?? owned!;
-  const deadline = cancellableDeadline(opts.timeoutMs, opts.signal);
   try {
     const headers: Record<string, string> = {
       host: opts.hostHeader,
@@ -129,40 +127,32 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
     };
     if (opts.etag) headers['if-none-match'] = opts.etag;
     if (opts.bearerToken) headers.authorization = `Bearer ${opts.bearerToken}`;
-    const res = await withDeadline(
-      dispatcher.request({
-        method: 'GET',
-        path: opts.path,
-        headers,
-        headersTimeout: opts.timeoutMs,
-        bodyTimeout: opts.timeoutMs,
-        signal: deadline.signal,
-      }),
-      opts.timeoutMs + 50,
-    );
+    // Every answer is read within the card limit, whatever its status: a redirect's or an
+    // error's body is bounded like a card's, and the connection stays reusable after it.
+    const res = await exchange(dispatcher, {
+      method: 'GET',
+      path: opts.path,
+      headers,
+      timeoutMs: opts.timeoutMs,
+      maxBodyBytes: maxBytes,
+      signal: opts.signal,
+    });
     const etag = header(res.headers.etag);
     const contentType = header(res.headers['content-type']);
-    if (res.statusCode === 304 && opts.etag) {
-      await res.body.dump();
-      return { kind: 'notModified', etag: etag ?? opts.etag };
-    }
-    if (res.statusCode >= 300 && res.statusCode < 400) {
-      await res.body.dump();
+    if (res.status === 304 && opts.etag) return { kind: 'notModified', etag: etag ?? opts.etag };
+    if (res.status >= 300 && res.status < 400) {
       // The server's Location is shown only as displayUrl makes any card URL: redacted, escaped, clipped.
       const location = header(res.headers.location);
       return fail(
         CardReason.CardFetchFailed,
-        `redirect (HTTP ${res.statusCode})${location ? ` to ${displayUrl(location)}` : ''}, not followed; serve the card at this path`,
-        { httpStatus: res.statusCode },
+        `redirect (HTTP ${res.status})${location ? ` to ${displayUrl(location)}` : ''}, not followed; serve the card at this path`,
+        { httpStatus: res.status },
       );
     }
-    if (res.statusCode !== 200) {
-      await res.body.dump({ limit: 64 * 1024 });
-      return fail(CardReason.CardFetchFailed, `HTTP ${res.statusCode}`, { httpStatus: res.statusCode });
-    }
+    if (res.status !== 200)
+      return fail(CardReason.CardFetchFailed, `HTTP ${res.status}`, { httpStatus: res.status });
     const declared = Number(header(res.headers['content-length']));
     if (Number.isFinite(declared) && declared > maxBytes) {
-      res.body.destroy();
       return fail(
         CardReason.CardTooLarge,
         `Content-Length ${declared} exceeds the ${maxBytes}-byte card limit`,
@@ -171,8 +161,8 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
         },
       );
     }
-    const { body: raw, truncated } = await readBounded(res.body, maxBytes);
-    if (truncated) {
+    const raw = res.body;
+    if (res.truncated) {
       return fail(
         CardReason.CardTooLarge,
         `the card is larger than the ${maxBytes}-byte limit (reading stopped there)`,
@@ -197,7 +187,6 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
     const code = errorCode(err) ?? 'UNKNOWN';
     return fail(CardReason.CardFetchFailed, `request failed (${code})`, { errorCode: code });
   } finally {
-    deadline.cancel();
     await owned?.destroy().catch(() => undefined);
   }
 }

@@ -6,8 +6,7 @@ import type { CardInterface } from '../card/parsed-card.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
 import { InterfaceState } from '../api/conditions.js';
 import { bearerTokenProblem } from './bearer-token.js';
-import { readBounded } from './bounded-body.js';
-import { cancellableDeadline, untilAborted, withDeadline } from './deadline.js';
+import { exchange } from './http-exchange.js';
 import { abortedVerdict } from './aborted-verdict.js';
 import { classifyJsonRpc } from './classify-jsonrpc.js';
 import { classifyRest } from './classify-rest.js';
@@ -63,36 +62,25 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
     bearerSent: !!input.bearerToken,
   };
   const send = async (reqPath: string): Promise<HttpAnswer> => {
-    const deadline = cancellableDeadline(input.timeoutMs, input.signal);
-    try {
-      const res = await input.dispatcher.request({
-        method,
-        path: reqPath,
-        headers,
-        body: jsonRpc ? jsonRpcGetTaskBody(iface.protocolVersion, input.taskId, iface.tenant) : undefined,
-        headersTimeout: input.timeoutMs,
-        bodyTimeout: input.timeoutMs,
-        signal: deadline.signal,
-      });
-      const { body } = await readBounded(res.body, MAX_PROBE_BODY_BYTES);
-      const ct = res.headers['content-type'];
-      return {
-        status: res.statusCode,
-        contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''),
-        body: withoutToken(body, input.bearerToken),
-      };
-    } finally {
-      deadline.cancel();
-    }
+    const answer = await exchange(input.dispatcher, {
+      method,
+      path: reqPath,
+      headers,
+      body: jsonRpc ? jsonRpcGetTaskBody(iface.protocolVersion, input.taskId, iface.tenant) : undefined,
+      timeoutMs: input.timeoutMs,
+      maxBodyBytes: MAX_PROBE_BODY_BYTES,
+      signal: input.signal,
+    });
+    return {
+      status: answer.status,
+      contentType: answer.contentType,
+      body: withoutToken(answer.body, input.bearerToken),
+    };
   };
   try {
-    if (input.signal?.aborted) return abortedVerdict(input.what);
-    const answer = await untilAborted(withDeadline(send(path), input.timeoutMs + 50), input.signal);
-    const v = jsonRpc ? classifyJsonRpc(answer, ctx) : classifyRest(answer, ctx);
+    const v = jsonRpc ? classifyJsonRpc(await send(path), ctx) : classifyRest(await send(path), ctx);
     if (!jsonRpc && v.state === InterfaceState.Unimplemented && wireOf(iface.protocolVersion) === 'v0.3') {
-      return await unprefixedHint(v, endpoint, input, (p) =>
-        untilAborted(withDeadline(send(p), input.timeoutMs + 50), input.signal),
-      );
+      return await unprefixedHint(v, endpoint, input, send);
     }
     return v;
   } catch (err) {
