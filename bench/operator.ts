@@ -16,18 +16,17 @@
  * Prints a table and writes it, with the machine's description, to docs/benchmarks.md.
  * Asserts nothing about time.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node';
 import { CAPABILITY_PERIODS } from '../src/controller/probe-memory.js';
-import { Prober } from '../src/probe/index.js';
 import { REPO_ROOT } from '../test/harness/binaries.js';
 import { useCluster, type Cluster } from '../test/harness/cluster.js';
 import { agentManifest, apply, healthySpec } from '../test/harness/manifests.js';
 import { startOperator, type OperatorProcess } from '../test/harness/operator.js';
 import { bareRound, type BareAgent, type BareRound, type HeldCards } from './lib/bare-loop.js';
+import { buildDist, loadShipped } from './lib/shipped.js';
 import { Fleet, startFleet, type FleetAgent, type FleetPod } from './lib/agent-fleet.js';
 import { parseOptions, usage, type BenchOptions } from './lib/options.js';
 import { agentsPerCore, ceilingRows, costSvg, costTable, type SizePoint } from './lib/cost-curve.js';
@@ -257,7 +256,9 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     ips: fleet.podsOf(n).map((p) => p.ip),
     spec: specs.get(n)!,
   }));
-  const prober = new Prober({ concurrency: opts.probeConcurrency });
+  // The operator's Prober as it ships (dist/), as the operator process runs it (lib/shipped.ts).
+  const lib = await loadShipped();
+  const prober = new lib.probe.Prober({ concurrency: opts.probeConcurrency });
   // First-visit rounds make every call the operator makes on its first visit of an agent: card,
   // probes, and the capability calls of every verified interface (the bound of cold start).
   // Steady rounds make the capability calls for one agent in CAPABILITY_PERIODS, in turn, as the
@@ -280,10 +281,10 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const periodMs = opts.period * 1000;
   try {
     let next = performance.now();
-    const paced = async (shape: Parameters<typeof bareRound>[3]): Promise<BareRound> => {
+    const paced = async (shape: Parameters<typeof bareRound>[4]): Promise<BareRound> => {
       await sleep(Math.max(0, next - performance.now()));
       next = performance.now() + periodMs;
-      return bareRound(ns, bare, prober, shape);
+      return bareRound(ns, bare, lib, prober, shape);
     };
     await paced(firstVisit); // warm-up
     for (let i = 0; i < opts.bareRounds; i++) rounds.push(await paced(firstVisit));
@@ -763,8 +764,8 @@ async function main(): Promise<number> {
     return 0;
   }
   if (opts.build) {
-    log('npm run build (the operator runs from dist/, as the image does)');
-    execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    log('npm run build (the operator runs from dist/, as the image does; so does the bare loop)');
+    buildDist();
   }
   const state: RunState = { fleet: new Fleet(), watches: [] };
   let cluster: Cluster | undefined;

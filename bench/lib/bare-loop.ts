@@ -3,19 +3,17 @@
  * of every agent (one card fetch per pod, then every mapped interface of the card probed at
  * that pod), issued by a bare loop with the operator's own `fetchCard` and `Prober`, with the
  * operator's concurrency shape (`workers` agents at once, each agent's pods in parallel, at most
- * `probeConcurrency` probes in flight), and no Kubernetes at all. The rounds share one Prober,
+ * `probeConcurrency` probes in flight), and no Kubernetes at all. Everything it runs of the
+ * operator's is the shipped code (dist/, `Shipped`), as the operator runs it. The rounds share one Prober,
  * as the operator's probes share its one Prober: connections stay alive from round to round
  * for as long as the agents keep them (the caller runs a warm-up round first and starts rounds
  * one probe period apart, as the operator visits), and cards are fetched through
  * `Prober.fetchCard` exactly as the operator fetches them. Both sides are equal: the same
  * connection reuse, warm JIT.
  */
-import { A2AAgentSpec } from '../../src/api/a2aagent.js';
-import { CAPABILITIES, capabilityClaims } from '../../src/card/card-claims.js';
-import { CardParseError, parseCard, type ParsedCard } from '../../src/card/index.js';
-import { mapInterfaces } from '../../src/controller/interface-map.js';
-import { podPort, serviceHostNames } from '../../src/controller/port-mapping.js';
+import type { CardParseError, ParsedCard } from '../../src/card/index.js';
 import type { Prober } from '../../src/probe/index.js';
+import type { Shipped } from './shipped.js';
 import { limited } from './stats.js';
 
 export interface BareAgent {
@@ -48,6 +46,7 @@ export type HeldCards = Map<string, { bodyDigest: string; card: ParsedCard }>;
 export async function bareRound(
   namespace: string,
   agents: readonly BareAgent[],
+  lib: Shipped,
   prober: Prober,
   opts: {
     workers: number;
@@ -71,6 +70,11 @@ export async function bareRound(
   const started = performance.now();
   const cpu = process.cpuUsage();
   const index = new Map(agents.map((a, i) => [a, i]));
+  const { A2AAgentSpec } = lib.api;
+  const { CAPABILITIES, capabilityClaims } = lib.cardClaims;
+  const { CardParseError: ParseError, parseCard } = lib.card;
+  const { mapInterfaces } = lib.interfaceMap;
+  const { podPort, serviceHostNames } = lib.portMapping;
   await limited(agents, opts.workers, async (agent) => {
     const withCapabilities = opts.capabilities(index.get(agent)!);
     const spec = A2AAgentSpec.parse(agent.spec);
@@ -101,7 +105,7 @@ export async function bareRound(
         if (res.kind === 'notModified' && held) card = held.card;
         else if (res.kind === 'ok') {
           card = parseCard(res.body);
-          if (card instanceof CardParseError) throw card;
+          if (card instanceof ParseError) throw card;
           opts.held?.cards.set(ip, { bodyDigest: res.bodyDigest, card });
         } else throw new Error(`card fetch from ${ip} failed: ${JSON.stringify(res)}`);
         const mapped = mapInterfaces(card, { spec, namespace, serviceName });
