@@ -1,5 +1,5 @@
 /** The gRPC GetTask probe: a unary call on a long-lived grpc-js channel to the pod. */
-import { status as GrpcStatus, type Client, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { status as GrpcStatus, type Client, type Metadata } from '@grpc/grpc-js';
 import { InterfaceState } from '../api/conditions.js';
 import type { CardInterface } from '../card/parsed-card.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
@@ -10,6 +10,7 @@ import type { DialTarget } from './dial-target.js';
 import { untilAborted } from './deadline.js';
 import { diagnoseGrpcTransport } from './grpc-transport-diagnosis.js';
 import { errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
+import { grpcUnary, type GrpcUnaryAnswer } from './grpc-unary.js';
 import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
 import type { TlsSettings } from './tls-settings.js';
@@ -52,7 +53,6 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
     };
   }
   const metadata = requestMetadata(iface, input.bearerToken);
-  let headers: Metadata | undefined;
   const aborted = (): GrpcProbeOutcome => ({
     verdict: abortedVerdict(input.what),
     transportFailed: false,
@@ -64,7 +64,6 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
     method,
     grpcGetTaskRequest(iface.protocolVersion, input.taskId, iface.tenant),
     metadata,
-    (m) => (headers = m),
   );
   // Cancelled by our caller: no verdict, and the channel is not to blame (kept).
   if (input.signal?.aborted) return aborted();
@@ -97,7 +96,7 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
       code: result.code,
       details: result.details,
       errorInfoReasons: errorInfoReasons(result.trailers),
-      grpcContentType: isGrpcContentType(headers) || isGrpcContentType(result.trailers),
+      grpcContentType: isGrpcContentType(result.headers) || isGrpcContentType(result.trailers),
     },
     {
       what: input.what,
@@ -117,48 +116,22 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
   };
 }
 
-interface UnaryResult {
-  code: number;
-  details: string;
-  trailers?: Metadata;
-}
-
-/**
- * One unary call with raw bytes in and out, cancelled by the caller's abort; `onHeaders` gets the
- * response headers (the call's `metadata` event: no interceptor, whose chain grpc-js would build
- * for every call).
- */
-function unaryCall(
+/** One unary call on the client's channel (grpc-unary.ts), cancelled by the caller's abort. */
+async function unaryCall(
   input: GrpcProbeInput,
   method: string,
-  request: Buffer,
+  message: Buffer,
   metadata: Metadata,
-  onHeaders: (headers: Metadata) => void,
-): Promise<UnaryResult> {
-  return new Promise<UnaryResult>((resolve) => {
-    const call = input.client.makeUnaryRequest(
-      method,
-      (b: Buffer) => b,
-      (b: Buffer) => b,
-      request,
-      metadata,
-      { deadline: Date.now() + input.timeoutMs },
-      (err: ServiceError | null) => {
-        if (!err) resolve({ code: GrpcStatus.OK, details: '' });
-        // The server's (or grpc-js's) words, quoted by the classifiers: an echoed token is cut out first.
-        else
-          resolve({
-            code: err.code,
-            details: redactToken(err.details ?? '', input.bearerToken),
-            trailers: err.metadata,
-          });
-      },
-    );
-    call.on('metadata', onHeaders);
-    const cancel = () => call.cancel();
-    input.signal?.addEventListener('abort', cancel, { once: true });
-    call.on('status', () => input.signal?.removeEventListener('abort', cancel));
+): Promise<GrpcUnaryAnswer> {
+  const answer = await grpcUnary(input.client.getChannel(), {
+    method,
+    message,
+    metadata,
+    deadline: Date.now() + input.timeoutMs,
+    signal: input.signal,
   });
+  // The server's (or grpc-js's) words, quoted by the classifiers: an echoed token is cut out first.
+  return { ...answer, details: redactToken(answer.details, input.bearerToken) };
 }
 
 /**
@@ -172,14 +145,12 @@ async function otherServiceHint(v: Verdict, input: GrpcProbeInput, metadata: Met
   const v03 = wireOf(declared) === 'v0.3';
   const otherVersion = v03 ? '1.0' : '0.3';
   const md = metadata.clone();
-  let headers: Metadata | undefined;
   md.set('a2a-version', otherVersion);
   const other = await unaryCall(
     input,
     grpcGetTaskMethod(otherVersion),
     grpcGetTaskRequest(otherVersion, input.taskId, input.iface.tenant),
     md,
-    (m) => (headers = m),
   );
   // UNIMPLEMENTED, or a transport failure: the other service is not there either.
   if (
@@ -187,7 +158,7 @@ async function otherServiceHint(v: Verdict, input: GrpcProbeInput, metadata: Met
     other.code === GrpcStatus.UNAVAILABLE ||
     other.code === GrpcStatus.CANCELLED ||
     other.code === GrpcStatus.DEADLINE_EXCEEDED ||
-    !(isGrpcContentType(headers) || isGrpcContentType(other.trailers))
+    !(isGrpcContentType(other.headers) || isGrpcContentType(other.trailers))
   )
     return v;
   const hint = v03
