@@ -26,7 +26,7 @@ import { useCluster, type Cluster } from '../test/harness/cluster.js';
 import { agentManifest, apply, healthySpec } from '../test/harness/manifests.js';
 import { startOperator, type OperatorProcess } from '../test/harness/operator.js';
 import { bareRound, type BareAgent, type BareRound, type HeldCards } from './lib/bare-loop.js';
-import { buildDist, loadShipped } from './lib/shipped.js';
+import { buildDist, loadShipped, stackTracesAsShipped } from './lib/shipped.js';
 import { Fleet, startFleet, type FleetAgent, type FleetPod } from './lib/agent-fleet.js';
 import { parseOptions, usage, type BenchOptions } from './lib/options.js';
 import { agentsPerCore, ceilingRows, costSvg, costTable, type SizePoint } from './lib/cost-curve.js';
@@ -257,6 +257,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     spec: specs.get(n)!,
   }));
   // The operator's Prober as it ships (dist/), as the operator process runs it (lib/shipped.ts).
+  stackTracesAsShipped();
   const lib = await loadShipped();
   const prober = new lib.probe.Prober({ concurrency: opts.probeConcurrency });
   // First-visit rounds make every call the operator makes on its first visit of an agent: card,

@@ -4,8 +4,9 @@
  * client can do (issue 15): a minimal undici JSON-RPC GetTask request on the HTTP interfaces and
  * a minimal grpc-js unary GetTask call on the gRPC ones, in the same run, over a few hundred
  * interfaces on real SDK agents running in separate processes (so the CPU measured here is the
- * client's only). The Prober is the shipped one (dist/, built first). Prints each and the ratios;
- * asserts nothing.
+ * client's only), and the same calls on the layer under each library's surface (the floors: the
+ * Prober's own cost is its figure over these). The Prober is the shipped one (dist/, built
+ * first). Prints each and the ratios; asserts nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -24,7 +25,7 @@ import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { Client as GrpcClient, credentials, Metadata, status as grpcStatus } from '@grpc/grpc-js';
 import { Pool } from 'undici';
 import type { CardInterface } from '../src/card/index.js';
-import { buildDist, loadShipped } from './lib/shipped.js';
+import { buildDist, loadShipped, stackTracesAsShipped } from './lib/shipped.js';
 import { grpcGetTaskMethod, grpcGetTaskRequest, jsonRpcGetTaskBody } from '../src/probe/wire-forms.js';
 import type { AgentPorts } from '../test/agents/agent-config.js';
 
@@ -60,6 +61,8 @@ interface Target {
   sdk: Client;
   /** The minimal client of this binding: undici for JSON-RPC, grpc-js for gRPC (none for REST). */
   minimal?: () => Promise<void>;
+  /** The same call on the library's lower layer (floorJsonRpc, floorGrpc). */
+  floor?: () => Promise<void>;
 }
 
 /** A JSON-RPC GetTask over a kept-alive undici Pool: the least an HTTP client does. */
@@ -90,6 +93,63 @@ function minimalGrpc(client: GrpcClient): () => Promise<void> {
         metadata,
         (err) => (err?.code === grpcStatus.NOT_FOUND ? resolve() : reject(err ?? new Error('found a task'))),
       );
+    });
+}
+
+/**
+ * The floors: the same calls on the layer under each library's surface, which is where the
+ * Prober makes them (undici's dispatch API, grpc-js's Channel.createCall). The Prober's cost
+ * over these is its own; over the minimal clients above it may even be negative.
+ */
+function floorJsonRpc(pool: Pool): () => Promise<void> {
+  return () =>
+    new Promise((resolve, reject) => {
+      let status = 0;
+      const chunks: Buffer[] = [];
+      pool.dispatch(
+        {
+          path: '/a2a/jsonrpc',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+          body: jsonRpcGetTaskBody('1.0', randomUUID(), ''),
+        },
+        {
+          // undici takes a handler with onRequestStart for one of its new API.
+          onRequestStart: () => undefined,
+          onResponseStart: (_c, statusCode) => void (status = statusCode),
+          onResponseData: (_c, chunk: Buffer) => void chunks.push(chunk),
+          onResponseEnd: () => {
+            const text = Buffer.concat(chunks).toString();
+            if (status === 200 && text.includes('"error"')) resolve();
+            else reject(new Error(`undici dispatch GetTask: ${text}`));
+          },
+          onResponseError: (_c, err) => reject(err),
+        },
+      );
+    });
+}
+
+function floorGrpc(client: GrpcClient): () => Promise<void> {
+  const channel = client.getChannel();
+  return () =>
+    new Promise((resolve, reject) => {
+      const metadata = new Metadata();
+      metadata.set('a2a-version', '1.0');
+      const call = channel.createCall(
+        grpcGetTaskMethod('1.0'),
+        Date.now() + 5000,
+        undefined,
+        null,
+        undefined,
+      );
+      call.start(metadata, {
+        onReceiveMetadata: () => undefined,
+        onReceiveMessage: () => undefined,
+        onReceiveStatus: (s) => (s.code === grpcStatus.NOT_FOUND ? resolve() : reject(new Error(s.details))),
+      });
+      call.startRead();
+      call.sendMessageWithContext({}, grpcGetTaskRequest('1.0', randomUUID(), ''));
+      call.halfClose();
     });
 }
 
@@ -137,6 +197,7 @@ function sdkCard(iface: AgentInterface): AgentCard {
 const agents = await Promise.all(Array.from({ length: AGENTS }, () => startAgentProcess()));
 // The Prober as it ships (dist/, built now), as the operator runs it: see lib/shipped.ts.
 buildDist();
+stackTracesAsShipped();
 const prober = new (await loadShipped()).probe.Prober({ concurrency: CONCURRENCY });
 const factory = new ClientFactory({
   transports: [new JsonRpcTransportFactory(), new RestTransportFactory(), new GrpcTransportFactory()],
@@ -156,6 +217,10 @@ try {
         JSONRPC: minimalJsonRpc(pool),
         GRPC: minimalGrpc(grpcClient),
       };
+      const floor: Record<string, (() => Promise<void>) | undefined> = {
+        JSONRPC: floorJsonRpc(pool),
+        GRPC: floorGrpc(grpcClient),
+      };
       const defs: [number, string, string, string][] = [
         [ports.http!, 'JSONRPC', `${http}/a2a/jsonrpc`, `${http}/a2a/jsonrpc`],
         [ports.http!, 'HTTP+JSON', `${http}/a2a/rest`, `${http}/a2a/rest`],
@@ -174,7 +239,14 @@ try {
             index: 0,
             declaredAt: 'bench',
           };
-          return { agent: `bench/agent-${agentIndex}`, port, iface, sdk, minimal: minimal[binding] };
+          return {
+            agent: `bench/agent-${agentIndex}`,
+            port,
+            iface,
+            sdk,
+            minimal: minimal[binding],
+            floor: floor[binding],
+          };
         }),
       );
     }),
@@ -215,6 +287,7 @@ try {
   // The minimal clients against the Prober on the same binding's targets only.
   const ofBinding = (binding: string) => targets.filter((t) => t.iface.protocolBinding === binding);
   const minimalRoundOf = (ts: Target[]) => () => limited(ts, CONCURRENCY, (t) => t.minimal!());
+  const floorRoundOf = (ts: Target[]) => () => limited(ts, CONCURRENCY, (t) => t.floor!());
   const jsonrpc = ofBinding('JSONRPC');
   const grpc = ofBinding('GRPC');
   const sides: [string, number, () => Promise<void>][] = [
@@ -222,8 +295,10 @@ try {
     ['sdk', targets.length, sdkRound],
     ['proberJsonRpc', jsonrpc.length, proberRoundOf(jsonrpc)],
     ['undiciJsonRpc', jsonrpc.length, minimalRoundOf(jsonrpc)],
+    ['undiciDispatch', jsonrpc.length, floorRoundOf(jsonrpc)],
     ['proberGrpc', grpc.length, proberRoundOf(grpc)],
     ['grpcJsUnary', grpc.length, minimalRoundOf(grpc)],
+    ['grpcJsChannel', grpc.length, floorRoundOf(grpc)],
   ];
   for (const [, , run] of sides) await run(); // warm-up: connections, JIT
   const results: Record<string, Measure[]> = Object.fromEntries(sides.map(([name]) => [name, []]));
@@ -253,9 +328,12 @@ try {
       `against minimal clients on the same interfaces (target: Prober CPU per probe <= 1.15x each):`,
       line('Prober, JSON-RPC only', of('proberJsonRpc')),
       line('undici JSON-RPC GetTask', of('undiciJsonRpc')),
+      line('  floor: undici dispatch', of('undiciDispatch')),
       line('Prober, gRPC only', of('proberGrpc')),
       line('grpc-js unary GetTask', of('grpcJsUnary')),
+      line('  floor: grpc-js createCall', of('grpcJsChannel')),
       `CPU per probe: Prober / undici ${ratio('proberJsonRpc', 'undiciJsonRpc')}x, Prober / grpc-js ${ratio('proberGrpc', 'grpcJsUnary')}x`,
+      `over the floors (the Prober's own cost): JSON-RPC ${ratio('proberJsonRpc', 'undiciDispatch')}x, gRPC ${ratio('proberGrpc', 'grpcJsChannel')}x`,
       '',
     ].join('\n'),
   );
