@@ -22,6 +22,7 @@ import {
   restCapabilityCall,
 } from './capability-wire.js';
 import { errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
+import { grpcUnary } from './grpc-unary.js';
 import { cancellableDeadline } from './deadline.js';
 import { errorCode } from './transport-failure.js';
 import { extensionHeaders } from './wire-forms.js';
@@ -158,62 +159,64 @@ export async function sendGrpcCapabilityCall(
   const { iface } = input;
   const call = grpcCallFor(input.capability, iface.protocolVersion, input.taskId, iface.tenant);
   const metadata = requestMetadata(iface, input.bearerToken);
-  let headers: Metadata | undefined;
-  const options = { deadline: Date.now() + input.timeoutMs };
-  // The response headers come with the call's `metadata` event (grpc-probe.ts, unaryCall).
-  const onHeaders = (m: Metadata) => (headers = m);
-  const outcome = await new Promise<{ code: number; trailers?: Metadata }>((resolve) => {
-    let done = false;
-    const finish = (o: { code: number; trailers?: Metadata }) => {
-      if (done) return;
-      done = true;
-      input.signal?.removeEventListener('abort', cancel);
-      resolve(o);
-    };
-    let cancel = () => {};
-    if (call.stream) {
-      const stream = client.makeServerStreamRequest(
-        call.method,
-        (b: Buffer) => b,
-        (b: Buffer) => b,
-        call.request,
+  const deadline = Date.now() + input.timeoutMs;
+  const outcome = call.stream
+    ? await serverStreamCall(client, call.method, call.request, metadata, deadline, input.signal)
+    : await grpcUnary(client.getChannel(), {
+        method: call.method,
+        message: call.request,
         metadata,
-        options,
-      );
-      stream.on('metadata', onHeaders);
-      cancel = () => stream.cancel();
-      // A first message: the stream is served. Closed at once (nothing is kept open).
-      stream.on('data', () => {
-        finish({ code: GrpcStatus.OK });
-        stream.cancel();
+        deadline,
+        signal: input.signal,
       });
-      stream.on('error', (err: ServiceError) => finish({ code: err.code, trailers: err.metadata }));
-      stream.on('status', (s: { code: number; metadata: Metadata }) =>
-        finish({ code: s.code, trailers: s.metadata }),
-      );
-    } else {
-      const unary = client.makeUnaryRequest(
-        call.method,
-        (b: Buffer) => b,
-        (b: Buffer) => b,
-        call.request,
-        metadata,
-        options,
-        (err: ServiceError | null) =>
-          finish(err ? { code: err.code, trailers: err.metadata } : { code: GrpcStatus.OK }),
-      );
-      unary.on('metadata', onHeaders);
-      cancel = () => unary.cancel();
-    }
-    input.signal?.addEventListener('abort', cancel, { once: true });
-  });
   return {
     answer: grpcCapabilityAnswer(
       outcome.code,
       errorInfoReasons(outcome.trailers),
-      isGrpcContentType(headers) || isGrpcContentType(outcome.trailers),
+      isGrpcContentType(outcome.headers) || isGrpcContentType(outcome.trailers),
       iface.protocolVersion,
     ),
     request: call.method,
   };
+}
+
+/** A server-streaming call, closed at its first message (the stream is served: nothing is kept open). */
+function serverStreamCall(
+  client: Client,
+  method: string,
+  request: Buffer,
+  metadata: Metadata,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<{ code: number; headers?: Metadata; trailers?: Metadata }> {
+  return new Promise((resolve) => {
+    let done = false;
+    let headers: Metadata | undefined;
+    const stream = client.makeServerStreamRequest(
+      method,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      request,
+      metadata,
+      { deadline },
+    );
+    const cancel = () => stream.cancel();
+    const finish = (o: { code: number; trailers?: Metadata }) => {
+      if (done) return;
+      done = true;
+      signal?.removeEventListener('abort', cancel);
+      resolve({ ...o, headers });
+    };
+    // The response headers come with the call's `metadata` event.
+    stream.on('metadata', (m: Metadata) => (headers = m));
+    stream.on('data', () => {
+      finish({ code: GrpcStatus.OK });
+      stream.cancel();
+    });
+    stream.on('error', (err: ServiceError) => finish({ code: err.code, trailers: err.metadata }));
+    stream.on('status', (st: { code: number; metadata: Metadata }) =>
+      finish({ code: st.code, trailers: st.metadata }),
+    );
+    signal?.addEventListener('abort', cancel, { once: true });
+  });
 }
