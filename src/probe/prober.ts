@@ -87,13 +87,7 @@ export const TASK_ID_PLACEHOLDER = '<task-id>';
  * gate, would change on every probe although nothing did.
  */
 export function withoutTaskId(v: Verdict, taskId: string): Verdict {
-  const strip = (t: string) => t.replaceAll(taskId, TASK_ID_PLACEHOLDER);
-  const evidence = { ...v.evidence };
-  for (const k of ['request', 'detail'] as const) {
-    const t = evidence[k];
-    if (t !== undefined) evidence[k] = strip(t);
-  }
-  return { ...v, message: strip(v.message), evidence };
+  return rewritten(v, (t) => t.replaceAll(taskId, TASK_ID_PLACEHOLDER));
 }
 
 /**
@@ -102,12 +96,23 @@ export function withoutTaskId(v: Verdict, taskId: string): Verdict {
  * read by many.
  */
 export function withoutUrlCredentials(v: Verdict): Verdict {
+  return rewritten(v, redactCredentials);
+}
+
+/**
+ * `rewrite` applied to the message and the quoted evidence (request, detail); the verdict itself
+ * when that changes nothing, as on nearly every probe (no copy per probe).
+ */
+function rewritten(v: Verdict, rewrite: (text: string) => string): Verdict {
+  const { request, detail } = v.evidence;
+  const message = rewrite(v.message);
+  const newRequest = request === undefined ? undefined : rewrite(request);
+  const newDetail = detail === undefined ? undefined : rewrite(detail);
+  if (message === v.message && newRequest === request && newDetail === detail) return v;
   const evidence = { ...v.evidence };
-  for (const k of ['request', 'detail'] as const) {
-    const t = evidence[k];
-    if (t !== undefined) evidence[k] = redactCredentials(t);
-  }
-  return { ...v, message: redactCredentials(v.message), evidence };
+  if (newRequest !== undefined) evidence.request = newRequest;
+  if (newDetail !== undefined) evidence.detail = newDetail;
+  return { ...v, message, evidence };
 }
 
 export class Prober {

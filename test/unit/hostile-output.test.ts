@@ -10,7 +10,7 @@ import { aggregateInterface, clip } from '../../src/controller/aggregate.js';
 import { interfacesCondition } from '../../src/controller/condition-policies.js';
 import { interfaceEvents } from '../../src/controller/transition-events.js';
 import { classifyGrpc, classifyJsonRpc, classifyRest } from '../../src/probe/index.js';
-import { TASK_ID_PLACEHOLDER, withoutTaskId } from '../../src/probe/prober.js';
+import { TASK_ID_PLACEHOLDER, withoutTaskId, withoutUrlCredentials } from '../../src/probe/prober.js';
 import type { Verdict } from '../../src/probe/probe-result.js';
 import { clip as clipAnswer, MAX_ERROR_INFO_REASON, verdict } from '../../src/probe/verdict.js';
 
@@ -100,6 +100,24 @@ test('withoutTaskId replaces the probe task id in the message and evidence', () 
   );
   assert.ok(!JSON.stringify(v).includes(id));
   assert.equal(v.evidence.request, `GET /a2a/rest/tasks/${TASK_ID_PLACEHOLDER}`);
+  assert.equal(v.evidence.detail, `no task ${TASK_ID_PLACEHOLDER}`);
+  assert.equal(v.message, `GET /tasks/${TASK_ID_PLACEHOLDER}: no task ${TASK_ID_PLACEHOLDER}`);
+});
+
+test('withoutTaskId and withoutUrlCredentials: a verdict with nothing to rewrite is returned as is', () => {
+  const v = verdict(InterfaceState.Verified, 'POST /a2a GetTask answered TaskNotFoundError', {
+    request: 'POST /a2a GetTask',
+    detail: 'task <id> not found',
+  });
+  assert.equal(withoutTaskId(v, 'f00dfeed-0000-4000-8000-000000000001'), v);
+  assert.equal(withoutUrlCredentials(v), v);
+  const secret = verdict(InterfaceState.Verified, 'POST /a2a?token=SECRET1 GetTask', {
+    request: 'POST /a2a?token=SECRET1 GetTask',
+  });
+  const redacted = withoutUrlCredentials(secret);
+  assert.notEqual(redacted, secret);
+  assert.ok(!JSON.stringify(redacted).includes('SECRET1'));
+  assert.ok(JSON.stringify(secret).includes('SECRET1'), 'the input is not changed');
 });
 
 const URL_WITH_SECRETS = `http://alice:pw@billing:8080/a2a?token=SECRET1&x=1${HOSTILE}`;
