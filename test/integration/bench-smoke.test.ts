@@ -1,7 +1,8 @@
 // `npm run bench` at two tiny sizes (`--sizes 2,4`) with the multiplexed fleet: it completes,
 // cleans up after itself, and prints for each size the results table, then the cost curve and
-// the ceiling of one replica, every figure present and finite. No timing is asserted: the
-// benchmark reports numbers, tests check behaviour.
+// the ceiling of one replica, every figure present and finite. `npm run bench:probe` on a few
+// interfaces: every client's line and ratio, finite. No timing is asserted: the benchmarks report
+// numbers, tests check behaviour.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -56,14 +57,18 @@ const COST_FIGURES = [
   'agents one core sustains at period 10 / 30 / 60 s',
 ];
 
-function runBench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function runBench(
+  args: string[],
+  script = 'bench/operator.ts',
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   // NODE_TEST_CONTEXT would make the child think it runs under this test runner.
   const { NODE_TEST_CONTEXT: _ctx, ...env } = process.env;
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(REPO_ROOT, 'bench/operator.ts'), ...args],
-      { cwd: REPO_ROOT, env, timeout: 900_000, maxBuffer: 16 * 1024 * 1024 },
+      ['--import', 'tsx', join(REPO_ROOT, script), ...args],
+      { cwd: REPO_ROOT, env: { ...env, ...extraEnv }, timeout: 900_000, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
@@ -144,4 +149,45 @@ describe('npm run bench (tiny, two sizes)', () => {
       }
     },
   );
+});
+
+describe('npm run bench:probe (tiny)', () => {
+  test('completes and prints every client and ratio, finite', { timeout: 600_000 }, async () => {
+    const r = await runBench([], 'bench/probe.ts', {
+      BENCH_AGENTS: '1',
+      BENCH_INTERFACES: '6',
+      BENCH_ROUNDS: '1',
+      BENCH_PASSES: '1',
+      BENCH_CONCURRENCY: '4',
+    });
+    assert.equal(r.code, 0, `bench:probe failed:\n${r.stderr.slice(-4000)}`);
+    const lines = r.stdout.split('\n');
+    const CLIENTS = [
+      'a2a-operator Prober',
+      '@a2a-js/sdk client getTask',
+      'Prober, JSON-RPC only',
+      'undici JSON-RPC GetTask',
+      'floor: undici dispatch',
+      'Prober, gRPC only',
+      'grpc-js unary GetTask',
+      'floor: grpc-js createCall',
+    ];
+    for (const client of CLIENTS) {
+      const line = lines.find((l) => l.trim().startsWith(client));
+      assert.ok(line, `no line for ${client}:\n${r.stdout}`);
+      // probes/s and CPU µs per probe
+      const numbers = line
+        .slice(line.indexOf(client) + client.length)
+        .trim()
+        .split(/\s+/);
+      assert.equal(numbers.length, 2, line);
+      for (const n of numbers) assert.ok(Number.isFinite(Number(n)) && Number(n) > 0, line);
+    }
+    // operator/SDK throughput and CPU, Prober/undici, Prober/grpc-js, and the two over the floors
+    const ratios = lines
+      .filter((l) => !l.includes('target'))
+      .flatMap((l) => [...l.matchAll(/([\d.]+|NaN|Infinity)x\b/g)].map((m) => m[1]!));
+    assert.equal(ratios.length, 6, r.stdout);
+    for (const x of ratios) assert.ok(Number.isFinite(Number(x)) && Number(x) > 0, r.stdout);
+  });
 });
