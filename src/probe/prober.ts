@@ -217,30 +217,41 @@ export class Prober {
     return fetchCard(opts);
   }
 
-  /** The agent's own slot first, then a shared one: an agent's backlog never queues in front of others. */
-  private schedule<T>(agent: string | undefined, task: () => Promise<T>): Promise<T> {
-    if (agent === undefined) return this.limit.run(task);
-    return this.perAgent.run(agent, () => this.limit.run(task));
+  /**
+   * The agent's own slot first, then a shared one: an agent's backlog never queues in front of
+   * others. One async frame, and none awaited while slots are free (this wraps every probe).
+   */
+  private async schedule<T>(agent: string | undefined, task: () => Promise<T>): Promise<T> {
+    if (agent !== undefined) {
+      const waitAgent = this.perAgent.acquire(agent);
+      if (waitAgent) await waitAgent;
+    }
+    try {
+      const waitShared = this.limit.acquire();
+      if (waitShared) await waitShared;
+      try {
+        return await task();
+      } finally {
+        this.limit.release();
+      }
+    } finally {
+      if (agent !== undefined) this.perAgent.release(agent);
+    }
   }
 
   /**
    * A pooled connection may have died since its last use (pod restarted on the same address):
-   * a transport failure is retried once on a fresh connection before it is reported.
+   * a transport failure is retried once on a fresh connection before it is reported. Each
+   * attempt asks for its own random task id.
    */
   private async classify(target: DialTarget, iface: CardInterface, opts: ProbeOptions): Promise<Verdict> {
-    const first = await this.attempt(target, iface, opts);
-    if (!first.retryable || opts.signal?.aborted) return first.verdict;
-    return (await this.attempt(target, iface, opts)).verdict;
-  }
-
-  private async attempt(
-    target: DialTarget,
-    iface: CardInterface,
-    opts: ProbeOptions,
-  ): Promise<{ verdict: Verdict; retryable: boolean }> {
-    const taskId = opts.taskId ?? randomUUID();
-    const outcome = await this.attemptWith(taskId, target, iface, opts);
-    return { ...outcome, verdict: withoutUrlCredentials(withoutTaskId(outcome.verdict, taskId)) };
+    let taskId = opts.taskId ?? randomUUID();
+    let outcome = await this.attemptWith(taskId, target, iface, opts);
+    if (outcome.retryable && !opts.signal?.aborted) {
+      taskId = opts.taskId ?? randomUUID();
+      outcome = await this.attemptWith(taskId, target, iface, opts);
+    }
+    return withoutUrlCredentials(withoutTaskId(outcome.verdict, taskId));
   }
 
   private async attemptWith(

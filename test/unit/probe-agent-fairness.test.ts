@@ -17,12 +17,23 @@ function listen(server: ReturnType<typeof createTcpServer>): Promise<number> {
 
 const iface = { url: 'http://a:8080/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' };
 
+/** `task` in one of `key`'s slots, as the Prober schedules a probe. */
+async function run(limit: KeyedConcurrencyLimit, key: string, task: () => Promise<void>): Promise<void> {
+  const wait = limit.acquire(key);
+  if (wait) await wait;
+  try {
+    await task();
+  } finally {
+    limit.release(key);
+  }
+}
+
 void test('KeyedConcurrencyLimit: one key at its limit does not delay another key', async () => {
   const limit = new KeyedConcurrencyLimit(2);
   const release: (() => void)[] = [];
   let running = 0;
   const hostile = Array.from({ length: 6 }, () =>
-    limit.run('hostile', async () => {
+    run(limit, 'hostile', async () => {
       running++;
       await new Promise<void>((r) => release.push(r));
       running--;
@@ -31,7 +42,7 @@ void test('KeyedConcurrencyLimit: one key at its limit does not delay another ke
   await new Promise((r) => setImmediate(r));
   assert.equal(running, 2, 'the hostile key runs only its limit');
   let other = false;
-  await limit.run('healthy', async () => {
+  await run(limit, 'healthy', async () => {
     other = true;
   });
   assert.ok(other, 'another key ran while the hostile key had a backlog');
