@@ -257,7 +257,6 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     spec: specs.get(n)!,
   }));
   // The operator's Prober as it ships (dist/), as the operator process runs it (lib/shipped.ts).
-  stackTracesAsShipped();
   const lib = await loadShipped();
   const prober = new lib.probe.Prober({ concurrency: opts.probeConcurrency });
   // First-visit rounds make every call the operator makes on its first visit of an agent: card,
@@ -768,6 +767,8 @@ async function main(): Promise<number> {
     log('npm run build (the operator runs from dist/, as the image does; so does the bare loop)');
     buildDist();
   }
+  // The bare loop's stack traces as the operator's: once, before any size (lib/shipped.ts).
+  stackTracesAsShipped();
   const state: RunState = { fleet: new Fleet(), watches: [] };
   let cluster: Cluster | undefined;
   let stopping = false;
