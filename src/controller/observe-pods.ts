@@ -187,7 +187,13 @@ async function refreshCard(
   return true;
 }
 
-export async function observePods(input: ObserveInput): Promise<ObserveResult> {
+export async function observePods(visit: ObserveInput): Promise<ObserveResult> {
+  // One jitter draw per visit: everything this visit fetches or probes comes due together, so
+  // the next visit is one reconcile. A draw per item spread an agent's items over a fifth of a
+  // period, and pulling the later ones forward (isDue) probed every item about every 0.8
+  // periods: a quarter more probes than the period asks for.
+  const draw = (visit.random ?? Math.random)();
+  const input: ObserveInput = { ...visit, random: () => draw };
   const { spec } = input;
   const ctx: MapContext = { spec, namespace: input.namespace, serviceName: input.serviceName };
   const threshold = spec.probe.failureThreshold;
