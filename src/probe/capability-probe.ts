@@ -3,7 +3,6 @@
  * reduces the answer to a CapabilityAnswer. A stream is read only to its first event (or message)
  * and then closed at once; every call ends within the probe timeout.
  */
-import type { Readable } from 'node:stream';
 import { status as GrpcStatus, type Client, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import { ProtocolBinding } from '../card/bindings.js';
 import type { Capability } from '../card/card-claims.js';
@@ -23,7 +22,7 @@ import {
 } from './capability-wire.js';
 import { errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-metadata.js';
 import { grpcUnary } from './grpc-unary.js';
-import { cancellableDeadline } from './deadline.js';
+import { exchange } from './http-exchange.js';
 import { errorCode } from './transport-failure.js';
 import { extensionHeaders } from './wire-forms.js';
 import type { Dispatcher } from 'undici';
@@ -75,25 +74,6 @@ export class FirstEventScanner {
   }
 }
 
-/** Reads until the end, the limit, or (event stream) the end of the first event; then closes the stream. */
-async function readFirst(stream: Readable, eventStream: boolean): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const scanner = eventStream ? new FirstEventScanner() : undefined;
-  try {
-    for await (const chunk of stream) {
-      const buf = chunk as Buffer;
-      chunks.push(buf);
-      size += buf.length;
-      if (size >= MAX_CAPABILITY_BODY) break;
-      if (scanner?.feed(buf)) break;
-    }
-  } finally {
-    stream.destroy();
-  }
-  return Buffer.concat(chunks).subarray(0, MAX_CAPABILITY_BODY);
-}
-
 export async function sendHttpCapabilityCall(
   dispatcher: Dispatcher,
   input: CapabilityCallInput,
@@ -120,24 +100,22 @@ export async function sendHttpCapabilityCall(
   if (call.body !== undefined || (!jsonRpc && call.method === 'POST'))
     headers['content-type'] = 'application/json';
   if (input.bearerToken) headers.authorization = `Bearer ${input.bearerToken}`;
-  // Cancelled when the call ends: a timeout signal left pending lives (and holds the call's
-  // objects) for its whole timeout (src/probe/deadline.ts).
-  const deadline = cancellableDeadline(input.timeoutMs, input.signal);
-  const signal = deadline.signal;
   try {
-    const res = await dispatcher.request({
+    const res = await exchange(dispatcher, {
       method: call.method,
       path: `${call.path}${endpoint.query}`,
       headers,
       body: call.body ?? (!jsonRpc && call.method === 'POST' ? '{}' : undefined),
-      headersTimeout: input.timeoutMs,
-      bodyTimeout: input.timeoutMs,
-      signal,
+      timeoutMs: input.timeoutMs,
+      maxBodyBytes: MAX_CAPABILITY_BODY,
+      signal: input.signal,
+      readUntil: (contentType) => {
+        if (!/^\s*text\/event-stream/i.test(contentType)) return undefined;
+        const scanner = new FirstEventScanner();
+        return (chunk) => scanner.feed(chunk);
+      },
     });
-    const ct = res.headers['content-type'];
-    const contentType = Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? '');
-    const body = await readFirst(res.body, /^\s*text\/event-stream/i.test(contentType));
-    const answer = { status: res.statusCode, contentType, body };
+    const answer = { status: res.status, contentType: res.contentType, body: res.body };
     return {
       answer: jsonRpc ? jsonRpcCapabilityAnswer(answer) : restCapabilityAnswer(answer),
       request: call.label,
@@ -147,8 +125,6 @@ export async function sendHttpCapabilityCall(
       answer: { signal: CapabilitySignal.Other, shown: `no answer (${errorCode(err) ?? 'UNKNOWN'})` },
       request: call.label,
     };
-  } finally {
-    deadline.cancel();
   }
 }
 

@@ -28,6 +28,12 @@ export interface ExchangeRequest {
   maxBodyBytes: number;
   /** The caller's: an abort rejects with a ProbeAbortedError and cuts the request. */
   signal?: AbortSignal;
+  /**
+   * Asked once the headers are in, with the Content-Type: a test fed every chunk kept, or none.
+   * Once it says true the answer is complete as read, the rest is never read and the request is
+   * cut (an event stream read to its first event).
+   */
+  readUntil?: (contentType: string) => ((chunk: Buffer) => boolean) | undefined;
 }
 
 export interface ExchangeAnswer {
@@ -73,6 +79,7 @@ class BoundedExchange implements Dispatcher.DispatchHandler {
   private contentType = '';
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  private enough: ((chunk: Buffer) => boolean) | undefined;
 
   constructor(
     private readonly req: ExchangeRequest,
@@ -106,6 +113,7 @@ class BoundedExchange implements Dispatcher.DispatchHandler {
     this.contentType = first(headers['content-type']) ?? '';
     const declared = Number(first(headers['content-length']));
     if (declared > this.req.maxBodyBytes) this.cut(controller);
+    else this.enough = this.req.readUntil?.(this.contentType);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -118,6 +126,10 @@ class BoundedExchange implements Dispatcher.DispatchHandler {
     }
     this.chunks.push(chunk);
     this.size += chunk.length;
+    if (this.enough?.(chunk)) {
+      this.finish(false);
+      controller.abort(new Error('answer read as far as needed'));
+    }
   }
 
   onResponseEnd(): void {

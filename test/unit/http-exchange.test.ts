@@ -107,6 +107,43 @@ void test('exchange stops reading at the limit, answers truncated and cuts the r
   assert.equal(closed, 1, 'the server saw the connection go');
 });
 
+void test('exchange with readUntil: complete once the test says so, the rest never read, the request cut; asked with the Content-Type', async (t) => {
+  let closed = 0;
+  const server = createHttpServer((req, res) => {
+    res.on('close', () => closed++);
+    if (req.url === '/json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: {"a":1}');
+    setTimeout(() => res.write('\n\ndata: {"b":2}\n\n'), 5);
+    // Never ends: only the cut ends this exchange.
+  });
+  const port = await listen(server);
+  const client = new Client(`http://127.0.0.1:${port}`);
+  t.after(async () => {
+    await client.destroy();
+    server.close();
+  });
+  const asked: string[] = [];
+  const readUntil = (contentType: string) => {
+    asked.push(contentType);
+    if (contentType !== 'text/event-stream') return undefined;
+    let seen = '';
+    return (chunk: Buffer) => (seen += chunk.toString()).includes('\n\n');
+  };
+  const answer = await exchange(client, request({ readUntil }));
+  assert.deepEqual(
+    { truncated: answer.truncated, body: answer.body.toString() },
+    { truncated: false, body: 'data: {"a":1}\n\ndata: {"b":2}\n\n' },
+  );
+  for (let i = 0; i < 50 && closed === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(closed, 1, 'the server saw the connection go');
+  // An answer the test is not for is read to its end, on a connection kept alive.
+  const json = await exchange(client, request({ path: '/json', readUntil }));
+  assert.deepEqual({ status: json.status, body: json.body.toString() }, { status: 200, body: '{}' });
+  assert.deepEqual(asked, ['text/event-stream', 'application/json']);
+  assert.equal(closed, 2);
+});
+
 void test('exchange does not read an answer whose Content-Length is past the limit', async (t) => {
   let closed = 0;
   const server = createHttpServer((_req, res) => {
