@@ -273,7 +273,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     held: { cards, reuse: true },
   });
   const rounds: BareRound[] = [];
-  const steadyRounds: BareRound[] = [];
+  const steadyRounds: (BareRound & { periodCpuMs: number })[] = [];
   // Rounds start a probe period apart, as the operator's visits do: connections then idle
   // between rounds exactly as long as the operator's, and the agents' keep-alive timeout
   // (Node's 5 s) closes them for both sides alike. Back to back, the loop would never pay
@@ -288,7 +288,16 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     };
     await paced(firstVisit); // warm-up
     for (let i = 0; i < opts.bareRounds; i++) rounds.push(await paced(firstVisit));
-    for (let i = 0; i < opts.bareRounds; i++) steadyRounds.push(await paced(steady(i)));
+    for (let i = 0; i < opts.bareRounds; i++) {
+      // A steady round's CPU is that of its whole period, as the operator's steady figure counts
+      // every second of its periods: work a round leaves behind (garbage collected after it
+      // ended, timers) is its cost too. Nothing else runs in this process between rounds.
+      const cpu = process.cpuUsage();
+      const round = await paced(steady(i));
+      await sleep(Math.max(0, next - performance.now()));
+      const used = process.cpuUsage(cpu);
+      steadyRounds.push({ ...round, periodCpuMs: (used.user + used.system) / 1000 });
+    }
   } finally {
     await prober.close();
   }
@@ -300,7 +309,9 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   log(
     `bare loop: first visit ${bareProbes.fetches} card fetches + ${bareProbes.probes} probes + ` +
       `${bareProbes.capabilityCalls} capability calls in ${rounds.map((r) => fixed(r.ms, 0)).join(' / ')} ms; ` +
-      `steady rounds in ${steadyRounds.map((r) => fixed(r.ms, 0)).join(' / ')} ms`,
+      `steady rounds in ${steadyRounds.map((r) => fixed(r.ms, 0)).join(' / ')} ms, ` +
+      `CPU per probe ${steadyRounds.map((r) => fixed(r.cpuMs / r.probes, 3)).join(' / ')} ms in the round, ` +
+      `${steadyRounds.map((r) => fixed(r.periodCpuMs / r.probes, 3)).join(' / ')} ms over its period`,
   );
 
   // Watches of our own, opened before the operator starts.
@@ -396,7 +407,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
 
   const opCpuPerProbe =
     ((cpuSeconds(steady1) - cpuSeconds(steady0)) * 1000) / Math.max(1, probes(steady1) - probes(steady0));
-  const bareCpuPerProbe = median(steadyRounds.map((r) => r.cpuMs / r.probes));
+  const bareCpuPerProbe = median(steadyRounds.map((r) => r.periodCpuMs / r.probes));
   const bareColdCpuMs = median(rounds.map((r) => r.cpuMs));
   const coldCpuAfterReadyS = cpuSeconds(cold) - cpuSeconds(atReady);
   // The ceiling is for agents of 3 pods x 3 bindings (9 probes and 3 card fetches a period),
