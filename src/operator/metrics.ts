@@ -106,6 +106,8 @@ export class OperatorMetrics {
 
   /** Label sets of the per-interface series last set per agent, to remove the ones that went away. */
   private readonly interfaceLabels = new Map<string, { advertised: Labels[]; state: Labels[] }>();
+  /** Per agent, what agentDecided last set, as text: the same decision sets nothing again. */
+  private readonly decided = new Map<string, string>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -154,19 +156,26 @@ export class OperatorMetrics {
   }
 
   agentDecided(key: string, d: Decision, enforce = true): void {
+    const cond = (type: string) => d.status.conditions?.find((c) => c.type === type);
+    const ready = cond(ConditionType.Ready)?.status === 'True' ? 1 : 0;
+    const pods = cond(ConditionType.PodsConsistent);
+    const diverged = pods?.status === 'False' && pods.reason === Reason.CardDiverged ? 1 : 0;
+    // Every value these series take from the decision: a steady reconcile decides the same and
+    // sets nothing (setting a labelled series hashes its labels: a fifth of a steady
+    // reconcile's own CPU at 300 agents).
+    const shown = `${enforce} ${ready} ${diverged}\n${(d.status.interfaces ?? [])
+      .map((i) => `${i.protocolBinding} ${i.url} ${i.advertised} ${i.state}`)
+      .join('\n')}`;
+    if (this.decided.get(key) === shown) return;
+    this.decided.set(key, shown);
     const [namespace = '', name = ''] = key.split('/');
     const agent = name;
     const declared = d.status.interfaces?.length ?? 0;
     const verified = d.status.interfaces?.filter((i) => i.state === 'Verified').length ?? 0;
     this.interfaces.set({ namespace, name, kind: 'declared' }, declared);
     this.interfaces.set({ namespace, name, kind: 'verified' }, verified);
-    const cond = (type: string) => d.status.conditions?.find((c) => c.type === type);
-    this.agentReady.set({ namespace, agent }, cond(ConditionType.Ready)?.status === 'True' ? 1 : 0);
-    const pods = cond(ConditionType.PodsConsistent);
-    this.cardDiverged.set(
-      { namespace, agent },
-      pods?.status === 'False' && pods.reason === Reason.CardDiverged ? 1 : 0,
-    );
+    this.agentReady.set({ namespace, agent }, ready);
+    this.cardDiverged.set({ namespace, agent }, diverged);
     const advertised: Labels[] = [];
     const state: Labels[] = [];
     for (const i of d.status.interfaces ?? []) {
@@ -188,6 +197,7 @@ export class OperatorMetrics {
   }
 
   agentRemoved(key: string): void {
+    this.decided.delete(key);
     const [namespace, name] = key.split('/');
     this.interfaces.remove({ namespace, name, kind: 'declared' });
     this.interfaces.remove({ namespace, name, kind: 'verified' });

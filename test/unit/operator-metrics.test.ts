@@ -79,6 +79,30 @@ test('ready, interface advertised and state follow each decision; stale interfac
     assert.deepEqual(await series(m, name), [], name);
 });
 
+test('the same decision again sets nothing; after a removal it sets every series again', async () => {
+  const m = new OperatorMetrics();
+  const same = () => decision(true, [iface('http://w/a2a', 'Verified', true)]);
+  m.agentDecided('shop/weather', same());
+  const ready = m.registry.getSingleMetric('a2a_operator_agent_ready')!;
+  let sets = 0;
+  const set = (ready as unknown as { set: (...a: unknown[]) => void }).set.bind(ready);
+  (ready as unknown as { set: (...a: unknown[]) => void }).set = (...a) => (sets++, set(...a));
+  m.agentDecided('shop/weather', same());
+  assert.equal(sets, 0, 'a steady reconcile sets no series');
+  m.agentDecided('shop/weather', decision(true, [iface('http://w/a2a', 'Verified', false)]));
+  assert.equal(sets, 1, 'a changed interface sets them again');
+  assert.deepEqual(await series(m, 'a2a_operator_interface_advertised'), [
+    { labels: { namespace: 'shop', agent: 'weather', binding: 'JSONRPC', url: 'http://w/a2a' }, value: 0 },
+  ]);
+  // Deleted, then recreated under the same name with the same outcome: its series come back.
+  m.agentRemoved('shop/weather');
+  m.agentDecided('shop/weather', decision(true, [iface('http://w/a2a', 'Verified', false)]));
+  assert.deepEqual(await series(m, 'a2a_operator_agent_ready'), [
+    { labels: { namespace: 'shop', agent: 'weather' }, value: 1 },
+  ]);
+  assert.equal((await series(m, 'a2a_operator_interface_state')).length, 1);
+});
+
 test('Observe mode exports no advertised series (nothing is advertised there)', async () => {
   const m = new OperatorMetrics();
   m.agentDecided('shop/watch', decision(true, [iface('http://w/a2a', 'Verified', false)]), false);
