@@ -140,6 +140,19 @@ export function holdsFalseGate(pod: V1Pod): boolean {
   return pod.status?.conditions?.find((c) => c.type === GATE)?.status === 'False';
 }
 
+/**
+ * The pod cache's index: a pod holding a `False` gate is filed under its namespace's
+ * falseGateIndexKey, so releasing gates reads those pods only. Every reconcile looks for gates to
+ * release: a scan of the namespace's pods made that quadratic in a fleet sharing one namespace.
+ */
+export function falseGateIndexValue(pod: V1Pod): string | undefined {
+  return holdsFalseGate(pod) ? falseGateIndexKey(pod.metadata?.namespace ?? '') : undefined;
+}
+
+export function falseGateIndexKey(namespace: string): string {
+  return `${namespace}/${GATE}=False`;
+}
+
 /** Gates to release (set True): `False` gates of the namespace's pods that no agent owns. */
 export function releasedGates(pods: readonly V1Pod[], agents: readonly GateAgent[]): GateDecision[] {
   const out: GateDecision[] = [];

@@ -69,6 +69,7 @@ import { progressStatus, invalidSpecStatus } from './interim-status.js';
 import { observePods, rememberedObservations } from './observe-pods.js';
 import { CARD_VERIFIED_GATE, observePod } from './pod-state.js';
 import {
+  falseGateIndexKey,
   gatesOwnedElsewhere,
   holdsFalseGate,
   listsGate,
@@ -133,7 +134,10 @@ export type CardSigner = (card: Record<string, unknown>, jwk: string) => Promise
 
 /** A read-only cache of one kind (one informer, or one per watched namespace). */
 export type Cache<T> = Pick<Informer<T & KubernetesObject>, 'get' | 'list'> &
-  Partial<Pick<Informer<T & KubernetesObject>, 'select'>>;
+  Partial<Pick<Informer<T & KubernetesObject>, 'select'>> & {
+    /** Objects of `namespace` under one value of the cache's index (pods: falseGateIndexValue). */
+    byIndex?(namespace: string, value: string): T[];
+  };
 
 export interface ReconcilerDeps {
   client: KubeClient;
@@ -534,7 +538,10 @@ export class AgentReconciler {
   /** Sets True every False gate in the namespace that no agent owns (gates.ts). */
   private async releaseGates(namespace: string, signal: AbortSignal): Promise<void> {
     // Most namespaces have no False gate: skip reading the agents then.
-    const held = this.deps.pods.list(namespace).filter(holdsFalseGate);
+    const { pods } = this.deps;
+    const held = pods.byIndex
+      ? pods.byIndex(namespace, falseGateIndexKey(namespace))
+      : pods.list(namespace).filter(holdsFalseGate);
     if (held.length === 0) return;
     const released = releasedGates(held, this.gateAgents(namespace));
     for (const g of released) {

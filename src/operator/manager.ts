@@ -12,6 +12,7 @@ import { GROUP, PLURAL, VERSION } from '../api/a2aagent.js';
 import { parsedAgentSpec } from '../controller/agent-spec.js';
 import { AgentReconciler, type AgentObject, type CardSigner } from '../controller/reconciler.js';
 import { slimPod } from '../controller/slim-pod.js';
+import { falseGateIndexValue } from '../controller/gates.js';
 import { KubeClient } from '../kube/client.js';
 import { loadKubeConfig } from '../kube/config.js';
 import { Controller, keyOf } from '../kube/controller.js';
@@ -112,7 +113,8 @@ export class Manager {
       });
     this.agents = set<AgentObject>(`/apis/${GROUP}/${VERSION}`, PLURAL);
     // Every pod of the watched namespaces is cached: keep only the fields the operator reads.
-    this.pods = set<V1Pod>('/api/v1', 'pods', undefined, { transform: slimPod });
+    // Indexed by a False readiness gate: releasing gates reads those pods, not the namespace.
+    this.pods = set<V1Pod>('/api/v1', 'pods', undefined, { transform: slimPod, index: falseGateIndexValue });
     // Owned objects are indexed by their agent, so a reconcile reads its own, not every agent's.
     const byOwner = { index: ownerIndexValue };
     this.services = set<V1Service>('/api/v1', 'services', `${MANAGED_BY_LABEL}=${MANAGED_BY}`, byOwner);

@@ -5,12 +5,16 @@ import { describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { decide } from '../../src/controller/decide.js';
 import {
+  falseGateIndexKey,
+  falseGateIndexValue,
   gateOwner,
   gatesOwnedElsewhere,
+  holdsFalseGate,
   orphanGate,
   releasedGates,
   type GateAgent,
 } from '../../src/controller/gates.js';
+import { Store } from '../../src/kube/store.js';
 import { allVerified, input, okCard, pod, spec, v1Raw } from './reconcile-fixtures.js';
 
 const GATE = 'a2a.dev/card-verified';
@@ -109,5 +113,47 @@ describe('decide with gates owned elsewhere', () => {
   it('Observe mode writes no gate', () => {
     const d = decide(input({ pods: pods(), spec: spec({ routing: { mode: 'Observe' } }) }));
     assert.deepEqual(d.gates, []);
+  });
+});
+
+describe('the pod cache indexed by False gate', () => {
+  it('files exactly the pods holdsFalseGate is true of, and follows them as they change', () => {
+    const store = new Store<V1Pod>(falseGateIndexValue);
+    const terminating = k8sPod('going', 'False');
+    terminating.metadata!.deletionTimestamp = new Date(T1);
+    const pods = [
+      k8sPod('held', 'False'),
+      k8sPod('open', 'True'),
+      k8sPod('unjudged'),
+      k8sPod('unlisted', 'False', { listed: false }),
+      terminating,
+    ];
+    for (const p of pods) store.upsert(p);
+    const held = () =>
+      store
+        .byIndex(falseGateIndexKey('payments'))
+        .map((p) => p.metadata!.name)
+        .sort();
+    assert.deepEqual(
+      held(),
+      pods.filter(holdsFalseGate).map((p) => p.metadata!.name),
+    );
+    assert.deepEqual(held(), ['held']);
+    // Released, then held again, then deleted: the index follows every change.
+    store.upsert(k8sPod('held', 'True'));
+    assert.deepEqual(held(), []);
+    store.upsert(k8sPod('open', 'False'));
+    assert.deepEqual(held(), ['open']);
+    store.remove(k8sPod('open', 'False'));
+    assert.deepEqual(held(), []);
+    // Another namespace's False gate is filed under that namespace.
+    const elsewhere = k8sPod('far', 'False');
+    elsewhere.metadata!.namespace = 'shipping';
+    store.upsert(elsewhere);
+    assert.deepEqual(held(), []);
+    assert.deepEqual(
+      store.byIndex(falseGateIndexKey('shipping')).map((p) => p.metadata!.name),
+      ['far'],
+    );
   });
 });
