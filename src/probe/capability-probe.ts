@@ -3,7 +3,7 @@
  * reduces the answer to a CapabilityAnswer. A stream is read only to its first event (or message)
  * and then closed at once; every call ends within the probe timeout.
  */
-import { status as GrpcStatus, type Client, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import type { Client } from '@grpc/grpc-js';
 import { ProtocolBinding } from '../card/bindings.js';
 import type { Capability } from '../card/card-claims.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
@@ -136,15 +136,14 @@ export async function sendGrpcCapabilityCall(
   const call = grpcCallFor(input.capability, iface.protocolVersion, input.taskId, iface.tenant);
   const metadata = requestMetadata(iface, input.bearerToken);
   const deadline = Date.now() + input.timeoutMs;
-  const outcome = call.stream
-    ? await serverStreamCall(client, call.method, call.request, metadata, deadline, input.signal)
-    : await grpcUnary(client.getChannel(), {
-        method: call.method,
-        message: call.request,
-        metadata,
-        deadline,
-        signal: input.signal,
-      });
+  const outcome = await grpcUnary(client.getChannel(), {
+    method: call.method,
+    message: call.request,
+    metadata,
+    deadline,
+    signal: input.signal,
+    firstMessage: call.stream,
+  });
   return {
     answer: grpcCapabilityAnswer(
       outcome.code,
@@ -154,45 +153,4 @@ export async function sendGrpcCapabilityCall(
     ),
     request: call.method,
   };
-}
-
-/** A server-streaming call, closed at its first message (the stream is served: nothing is kept open). */
-function serverStreamCall(
-  client: Client,
-  method: string,
-  request: Buffer,
-  metadata: Metadata,
-  deadline: number,
-  signal: AbortSignal | undefined,
-): Promise<{ code: number; headers?: Metadata; trailers?: Metadata }> {
-  return new Promise((resolve) => {
-    let done = false;
-    let headers: Metadata | undefined;
-    const stream = client.makeServerStreamRequest(
-      method,
-      (b: Buffer) => b,
-      (b: Buffer) => b,
-      request,
-      metadata,
-      { deadline },
-    );
-    const cancel = () => stream.cancel();
-    const finish = (o: { code: number; trailers?: Metadata }) => {
-      if (done) return;
-      done = true;
-      signal?.removeEventListener('abort', cancel);
-      resolve({ ...o, headers });
-    };
-    // The response headers come with the call's `metadata` event.
-    stream.on('metadata', (m: Metadata) => (headers = m));
-    stream.on('data', () => {
-      finish({ code: GrpcStatus.OK });
-      stream.cancel();
-    });
-    stream.on('error', (err: ServiceError) => finish({ code: err.code, trailers: err.metadata }));
-    stream.on('status', (st: { code: number; metadata: Metadata }) =>
-      finish({ code: st.code, trailers: st.metadata }),
-    );
-    signal?.addEventListener('abort', cancel, { once: true });
-  });
 }

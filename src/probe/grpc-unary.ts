@@ -6,8 +6,12 @@
  * that was ~40 µs of a ~140 µs call (docs/benchmarks.md). What the surface decides is kept: a
  * second response message cancels the call as UNIMPLEMENTED, and OK without a message is
  * UNIMPLEMENTED ("No message received"), as `makeUnaryRequest` reports them.
+ *
+ * With `firstMessage`, a server-streaming call read to its first message: that message answers
+ * OK and the call is cancelled at once (nothing is kept open); a stream that ends OK without one
+ * is OK, as `makeServerStreamRequest`'s status says.
  */
-import { status as GrpcStatus, type ChannelInterface, type Metadata, type StatusObject } from '@grpc/grpc-js';
+import { Metadata, status as GrpcStatus, type ChannelInterface, type StatusObject } from '@grpc/grpc-js';
 
 export interface GrpcUnaryRequest {
   /** `/package.Service/Method`. */
@@ -19,6 +23,8 @@ export interface GrpcUnaryRequest {
   deadline: number;
   /** Cancels the call: it ends CANCELLED. */
   signal?: AbortSignal;
+  /** A server-streaming call: its first message is the answer (see the module comment). */
+  firstMessage?: boolean;
 }
 
 export interface GrpcUnaryAnswer {
@@ -63,21 +69,34 @@ class UnaryExchange {
   }
 
   onReceiveMessage(): void {
+    if (this.request.firstMessage) {
+      // The stream is served: answered now, closed now (its status, CANCELLED, is ignored).
+      if (this.settle())
+        this.resolve({ code: GrpcStatus.OK, details: '', headers: this.headers, trailers: new Metadata() });
+      this.call.cancelWithStatus(GrpcStatus.CANCELLED, CANCELLED_ON_CLIENT);
+      return;
+    }
     if (++this.messages > 1)
       this.call.cancelWithStatus(GrpcStatus.UNIMPLEMENTED, 'Too many responses received');
   }
 
   onReceiveStatus(status: StatusObject): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.request.signal?.removeEventListener('abort', this);
+    if (!this.settle()) return;
     const { code, details } =
       status.code !== GrpcStatus.OK
         ? status
-        : this.messages === 0
+        : this.messages === 0 && !this.request.firstMessage
           ? { code: GrpcStatus.UNIMPLEMENTED, details: 'No message received' }
           : { code: GrpcStatus.OK, details: '' };
     this.resolve({ code, details, headers: this.headers, trailers: status.metadata });
+  }
+
+  /** False when already answered; else marks it answered and drops the abort listener. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.request.signal?.removeEventListener('abort', this);
+    return true;
   }
 
   /** The caller's abort (an EventListener object). */

@@ -15,6 +15,7 @@ import {
   status as GrpcStatus,
   type ServiceDefinition,
   type handleUnaryCall,
+  type ServerWritableStream,
 } from '@grpc/grpc-js';
 import { CANCELLED_ON_CLIENT, grpcUnary, type GrpcUnaryRequest } from '../../src/probe/grpc-unary.js';
 
@@ -166,6 +167,81 @@ test('a signal aborted before the call: CANCELLED; a call that ends removes its 
     const live = new AbortController();
     assert.equal((await grpcUnary(s.channel, request({ signal: live.signal }))).code, GrpcStatus.NOT_FOUND);
     assert.equal(getEventListeners(live.signal, 'abort').length, 0);
+  } finally {
+    s.close();
+  }
+});
+
+const STREAM = '/test.Echo/Watch';
+
+/** A grpc-js server whose server-streaming Watch handler is `handler`. */
+async function streamServer(handler: (call: ServerWritableStream<Buffer, Buffer>) => void) {
+  const server = new Server();
+  server.addService(
+    {
+      Watch: {
+        path: STREAM,
+        requestStream: false,
+        responseStream: true,
+        requestSerialize: raw,
+        requestDeserialize: raw,
+        responseSerialize: raw,
+        responseDeserialize: raw,
+      },
+    },
+    { Watch: handler },
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
+  return {
+    channel: client.getChannel(),
+    close: () => {
+      client.close();
+      server.forceShutdown();
+    },
+  };
+}
+
+test('firstMessage: a served stream answers OK at its first message and is cancelled, not read on', async () => {
+  let cancelled = false;
+  const s = await streamServer((call) => {
+    call.on('cancelled', () => (cancelled = true));
+    call.sendMetadata(new Metadata());
+    call.write(Buffer.from('event-1'));
+    call.write(Buffer.from('event-2'));
+    // Never ends: only the client's cancel ends this call.
+  });
+  try {
+    const answer = await grpcUnary(s.channel, request({ method: STREAM, firstMessage: true }));
+    assert.equal(answer.code, GrpcStatus.OK);
+    assert.equal(answer.headers?.get('content-type')[0], 'application/grpc+proto');
+    for (let i = 0; i < 50 && !cancelled; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(cancelled, true, 'the server saw the call cancelled');
+  } finally {
+    s.close();
+  }
+});
+
+test('firstMessage: a stream that ends OK without a message is OK; an error status is that status with its trailers', async () => {
+  let fail = false;
+  const s = await streamServer((call) => {
+    if (!fail) return void call.end();
+    const trailers = new Metadata();
+    trailers.set('x-reason', 'unsupported');
+    call.emit('error', { code: GrpcStatus.UNIMPLEMENTED, details: 'no streaming', metadata: trailers });
+  });
+  try {
+    const empty = await grpcUnary(s.channel, request({ method: STREAM, firstMessage: true }));
+    assert.deepEqual({ code: empty.code, details: empty.details }, { code: GrpcStatus.OK, details: '' });
+    fail = true;
+    const refused = await grpcUnary(s.channel, request({ method: STREAM, firstMessage: true }));
+    assert.equal(refused.code, GrpcStatus.UNIMPLEMENTED);
+    assert.equal(refused.details, 'no streaming');
+    assert.deepEqual(refused.trailers.get('x-reason'), ['unsupported']);
   } finally {
     s.close();
   }
