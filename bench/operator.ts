@@ -511,7 +511,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       metric: 'CPU per probe: operator steady state / bare loop (ms)',
       value: `${fixed(opCpuPerProbe, 3)} / ${fixed(bareCpuPerProbe, 3)} (${fixed(opCpuPerProbe / bareCpuPerProbe, 2)}x)`,
       target: '<= 1.15x',
-      note: 'process CPU over interface probes, card fetches and capability calls (1 agent in 10 per period) included on both sides; the bare loop from its steady rounds; the operator also reconciles, the bare loop does not',
+      note: 'process CPU over interface probes, card fetches and capability calls (1 agent in 10 per period) included on both sides; the bare loop from its steady rounds, each over its whole period; the operator also reconciles, the bare loop does not',
     },
     {
       metric: 'ceiling: agents (3 pods x 3 bindings) one core sustains at period 10 / 30 / 60 s',
@@ -740,8 +740,10 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   ${CAPABILITY_PERIODS} in turn, as the operator makes them per period once its findings are conclusive. Both
   sides are measured in this run.
 - **CPU per probe**: the operator's \`process_cpu_seconds_total\` over its \`a2a_operator_probes_total\` in
-  steady state, against the bare loop's own process CPU over its probes in its steady rounds (card fetches and
-  capability calls included on both sides).
+  steady state, against the bare loop's own process CPU over its probes in its steady rounds, each round's CPU
+  counted to the start of the next (its whole period, as the operator's: what a round leaves behind, garbage
+  and idle connections closed at their keep-alive timeout, is its cost too); card fetches and capability
+  calls included on both sides.
   The ceiling divides a period by CPU per probe x probes per agent per period (9 interfaces times the
   operator's measured probes per interface per period, about 1.1 with the jitter; 9 for the bare loop).
 - **CPU of the first visits**: the operator's \`process_cpu_seconds_total\` from \`/readyz\` to convergence
