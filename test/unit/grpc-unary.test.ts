@@ -16,6 +16,7 @@ import {
   type ServiceDefinition,
   type handleUnaryCall,
   type ServerWritableStream,
+  type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { CANCELLED_ON_CLIENT, grpcUnary, type GrpcUnaryRequest } from '../../src/probe/grpc-unary.js';
 
@@ -33,10 +34,10 @@ const definition: ServiceDefinition = {
   },
 };
 
-/** A grpc-js server whose Get handler is `handler`; its client's channel and a close(). */
-async function grpcServer(handler: handleUnaryCall<Buffer, Buffer>) {
+/** A grpc-js server with `definition` served by `impl`; its client's channel and a close(). */
+async function serve(definition: ServiceDefinition, impl: UntypedServiceImplementation) {
   const server = new Server();
-  server.addService(definition, { Get: handler });
+  server.addService(definition, impl);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),
@@ -50,6 +51,11 @@ async function grpcServer(handler: handleUnaryCall<Buffer, Buffer>) {
       server.forceShutdown();
     },
   };
+}
+
+/** A grpc-js server whose Get handler is `handler`. */
+function grpcServer(handler: handleUnaryCall<Buffer, Buffer>) {
+  return serve(definition, { Get: handler });
 }
 
 /** A raw HTTP/2 server answering every stream with `answer` (or nothing). */
@@ -175,9 +181,8 @@ test('a signal aborted before the call: CANCELLED; a call that ends removes its 
 const STREAM = '/test.Echo/Watch';
 
 /** A grpc-js server whose server-streaming Watch handler is `handler`. */
-async function streamServer(handler: (call: ServerWritableStream<Buffer, Buffer>) => void) {
-  const server = new Server();
-  server.addService(
+function streamServer(handler: (call: ServerWritableStream<Buffer, Buffer>) => void) {
+  return serve(
     {
       Watch: {
         path: STREAM,
@@ -191,19 +196,6 @@ async function streamServer(handler: (call: ServerWritableStream<Buffer, Buffer>
     },
     { Watch: handler },
   );
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    ),
-  );
-  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
-  return {
-    channel: client.getChannel(),
-    close: () => {
-      client.close();
-      server.forceShutdown();
-    },
-  };
 }
 
 test('firstMessage: a served stream answers OK at its first message and is cancelled, not read on', async () => {
