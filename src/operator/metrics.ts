@@ -104,10 +104,14 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
-  /** Label sets of the per-interface series last set per agent, to remove the ones that went away. */
-  private readonly interfaceLabels = new Map<string, { advertised: Labels[]; state: Labels[] }>();
-  /** Per agent, what agentDecided last set, as text: the same decision sets nothing again. */
-  private readonly decided = new Map<string, string>();
+  /**
+   * Per agent, what agentDecided last set: as text (the same decision sets nothing again) and the
+   * label sets of the per-interface series (to remove the ones that went away).
+   */
+  private readonly interfaceLabels = new Map<
+    string,
+    { shown: string; advertised: Labels[]; state: Labels[] }
+  >();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -166,8 +170,8 @@ export class OperatorMetrics {
     const shown = `${enforce} ${ready} ${diverged}\n${(d.status.interfaces ?? [])
       .map((i) => `${i.protocolBinding} ${i.url} ${i.advertised} ${i.state}`)
       .join('\n')}`;
-    if (this.decided.get(key) === shown) return;
-    this.decided.set(key, shown);
+    const before = this.interfaceLabels.get(key);
+    if (before?.shown === shown) return;
     const [namespace = '', name = ''] = key.split('/');
     const agent = name;
     const declared = d.status.interfaces?.length ?? 0;
@@ -188,8 +192,7 @@ export class OperatorMetrics {
       this.interfaceState.set(withState, 1);
       state.push(withState);
     }
-    const before = this.interfaceLabels.get(key);
-    this.interfaceLabels.set(key, { advertised, state });
+    this.interfaceLabels.set(key, { shown, advertised, state });
     if (before) {
       for (const l of without(before.advertised, advertised)) this.interfaceAdvertised.remove(l);
       for (const l of without(before.state, state)) this.interfaceState.remove(l);
@@ -197,7 +200,6 @@ export class OperatorMetrics {
   }
 
   agentRemoved(key: string): void {
-    this.decided.delete(key);
     const [namespace, name] = key.split('/');
     this.interfaces.remove({ namespace, name, kind: 'declared' });
     this.interfaces.remove({ namespace, name, kind: 'verified' });

@@ -112,7 +112,7 @@ class BoundedExchange implements Dispatcher.DispatchHandler {
     this.headers = headers;
     this.contentType = first(headers['content-type']) ?? '';
     const declared = Number(first(headers['content-length']));
-    if (declared > this.req.maxBodyBytes) this.cut(controller);
+    if (declared > this.req.maxBodyBytes) this.endEarly(controller, true);
     else this.enough = this.req.readUntil?.(this.contentType);
   }
 
@@ -121,15 +121,12 @@ class BoundedExchange implements Dispatcher.DispatchHandler {
     const room = this.req.maxBodyBytes - this.size;
     if (chunk.length > room) {
       this.chunks.push(chunk.subarray(0, room));
-      this.cut(controller);
+      this.endEarly(controller, true);
       return;
     }
     this.chunks.push(chunk);
     this.size += chunk.length;
-    if (this.enough?.(chunk)) {
-      this.finish(false);
-      controller.abort(new Error('answer read as far as needed'));
-    }
+    if (this.enough?.(chunk)) this.endEarly(controller, false);
   }
 
   onResponseEnd(): void {
@@ -141,10 +138,13 @@ class BoundedExchange implements Dispatcher.DispatchHandler {
     if (this.end()) this.reject(err);
   }
 
-  /** The answer is longer than the limit: it is answered as read so far, the rest never read. */
-  private cut(controller: Dispatcher.DispatchController): void {
-    this.finish(true);
-    controller.abort(new Error('answer longer than the limit'));
+  /**
+   * The answer ends here, the rest never read: past the limit (`truncated`), or where readUntil
+   * said it was complete. It is answered as read so far, and the request is cut.
+   */
+  private endEarly(controller: Dispatcher.DispatchController, truncated: boolean): void {
+    this.finish(truncated);
+    controller.abort(new Error(truncated ? 'answer longer than the limit' : 'answer read as far as needed'));
   }
 
   private finish(truncated: boolean): void {
