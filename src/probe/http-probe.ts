@@ -8,11 +8,13 @@ import { InterfaceState } from '../api/conditions.js';
 import { bearerTokenProblem } from './bearer-token.js';
 import { exchange } from './http-exchange.js';
 import { abortedVerdict } from './aborted-verdict.js';
+import type { AnswerMemo } from './answer-memo.js';
 import { classifyJsonRpc } from './classify-jsonrpc.js';
 import { classifyRest } from './classify-rest.js';
 import type { HttpAnswer, HttpProbeContext } from './http-answer.js';
 import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
+import { settledVerdict } from './settled-verdict.js';
 import { classifyTransportFailure } from './transport-failure.js';
 import { verdict } from './verdict.js';
 import { extensionHeaders, jsonRpcGetTaskBody, restGetTaskPath } from './wire-forms.js';
@@ -31,6 +33,8 @@ export interface HttpProbeInput {
   what: string;
   /** The caller's: an abort cuts the request and answers Pending (no verdict). */
   signal?: AbortSignal;
+  /** Verdicts of answers already classified: the same answer again is not classified again. */
+  memo?: AnswerMemo;
 }
 
 export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> {
@@ -78,11 +82,17 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
     };
   };
   try {
-    const v = jsonRpc ? classifyJsonRpc(await send(path), ctx) : classifyRest(await send(path), ctx);
+    const answer = await send(path);
+    const { memo } = input;
+    const key = memo?.key(ctx, answer, input.taskId);
+    const known = key === undefined ? undefined : memo!.get(iface, key);
+    if (known) return known;
+    const v = jsonRpc ? classifyJsonRpc(answer, ctx) : classifyRest(answer, ctx);
     if (!jsonRpc && v.state === InterfaceState.Unimplemented && wireOf(iface.protocolVersion) === 'v0.3') {
+      // Not kept: the verdict depends on a second answer too.
       return await unprefixedHint(v, endpoint, input, send);
     }
-    return v;
+    return key === undefined ? v : memo!.set(iface, key, settledVerdict(v, input.taskId));
   } catch (err) {
     if (input.signal?.aborted) return abortedVerdict(input.what);
     // Classified by its code only: an error's text may quote the request it failed on.

@@ -16,8 +16,8 @@ import { isKnownBinding, isKnownVersion, ProtocolBinding } from '../card/binding
 import { isEndpointViolation } from '../card/interface-endpoint.js';
 import { interfaceFacts } from '../card/interface-facts.js';
 import type { CardInterface } from '../card/parsed-card.js';
-import { redactCredentials } from '../text/redact-credentials.js';
 import { abortedVerdict } from './aborted-verdict.js';
+import { AnswerMemo } from './answer-memo.js';
 import { ConcurrencyLimit, KeyedConcurrencyLimit } from './concurrency-limit.js';
 import { SharedDeadlines, untilAborted, withDeadline } from './deadline.js';
 import { hostPort, type DialTarget } from './dial-target.js';
@@ -28,7 +28,9 @@ import { HttpPools } from './http-pools.js';
 import { probeHttpBinding } from './http-probe.js';
 import type { ProbeResult, Verdict } from './probe-result.js';
 import type { TlsSettings } from './tls-settings.js';
+import { settledVerdict, TASK_ID_PLACEHOLDER } from './settled-verdict.js';
 import { MAX_VERDICT_MESSAGE, verdict } from './verdict.js';
+import { redactCredentials } from '../text/redact-credentials.js';
 
 export interface ProberOptions {
   /** Probes and card fetches in flight at once, across all targets. Default 32. */
@@ -79,48 +81,13 @@ const HARD_STOP_SLACK_MS = 1000;
 /** A kept-alive connection the server closed under a request: worth one retry on a fresh one. */
 const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
-export const TASK_ID_PLACEHOLDER = '<task-id>';
-
-/**
- * The verdict with the probe's random task id (echoed back in an error, or in the REST request
- * path) replaced by a fixed placeholder: otherwise the message, hence status and the readiness
- * gate, would change on every probe although nothing did.
- */
-export function withoutTaskId(v: Verdict, taskId: string): Verdict {
-  return rewritten(v, (t) => t.replaceAll(taskId, TASK_ID_PLACEHOLDER));
-}
-
-/**
- * The verdict with URL credentials redacted wherever it quotes the request (`POST /a2a?token=…
- * GetTask`, the card URL's query is sent as is) or the server's words: status and Events are
- * read by many.
- */
-export function withoutUrlCredentials(v: Verdict): Verdict {
-  return rewritten(v, redactCredentials);
-}
-
-/**
- * `rewrite` applied to the message and the quoted evidence (request, detail); the verdict itself
- * when that changes nothing, as on nearly every probe (no copy per probe).
- */
-function rewritten(v: Verdict, rewrite: (text: string) => string): Verdict {
-  const { request, detail } = v.evidence;
-  const message = rewrite(v.message);
-  const newRequest = request === undefined ? undefined : rewrite(request);
-  const newDetail = detail === undefined ? undefined : rewrite(detail);
-  if (message === v.message && newRequest === request && newDetail === detail) return v;
-  const evidence = { ...v.evidence };
-  if (newRequest !== undefined) evidence.request = newRequest;
-  if (newDetail !== undefined) evidence.detail = newDetail;
-  return { ...v, message, evidence };
-}
-
 export class Prober {
   private readonly limit: ConcurrencyLimit;
   private readonly perAgent: KeyedConcurrencyLimit;
   private readonly pools: HttpPools;
   private readonly channels: GrpcChannels;
   private readonly hardStops = new SharedDeadlines();
+  private readonly answers = new AnswerMemo();
 
   constructor(opts: ProberOptions = {}) {
     this.limit = new ConcurrencyLimit(opts.concurrency ?? 32);
@@ -155,24 +122,36 @@ export class Prober {
           )
         : undefined;
     const signal = hardStop?.signal ?? opts.signal;
-    const label = `${iface.protocolBinding} ${interfaceFacts(iface).shownUrl}`;
-    const v = await this.schedule(opts.agent, async () => {
-      if (signal?.aborted) return abortedVerdict(label);
-      if (opts.notAfter !== undefined && Date.now() > opts.notAfter) {
-        return verdict(
-          InterfaceState.Pending,
-          `${label}: not probed in this reconcile (its time went to this agent's other probes); next reconcile`,
-          {},
-        );
-      }
-      try {
-        return await untilAborted(this.classify(target, iface, { ...opts, signal }), signal);
-      } catch (err) {
-        if (signal?.aborted) return abortedVerdict(label);
-        throw err;
-      }
-    }).finally(() => hardStop?.release());
+    let v: Verdict;
+    try {
+      v = await this.schedule(opts.agent, () => this.probeInTurn(target, iface, { ...opts, signal }));
+    } finally {
+      hardStop?.release();
+    }
     return { ...v, durationMs: Math.round((performance.now() - started) * 10) / 10 };
+  }
+
+  /**
+   * A probe once its turn has come (both limits held). Every stage of an attempt watches
+   * `opts.signal` itself (the HTTP exchange, the gRPC call, the diagnosis dial), so a cut attempt
+   * answers Pending as soon as the signal aborts, without a race of its own here.
+   */
+  private async probeInTurn(target: DialTarget, iface: CardInterface, opts: ProbeOptions): Promise<Verdict> {
+    const label = () => `${iface.protocolBinding} ${interfaceFacts(iface).shownUrl}`;
+    if (opts.signal?.aborted) return abortedVerdict(label());
+    if (opts.notAfter !== undefined && Date.now() > opts.notAfter) {
+      return verdict(
+        InterfaceState.Pending,
+        `${label()}: not probed in this reconcile (its time went to this agent's other probes); next reconcile`,
+        {},
+      );
+    }
+    try {
+      return await this.classify(target, iface, opts);
+    } catch (err) {
+      if (opts.signal?.aborted) return abortedVerdict(label());
+      throw err;
+    }
   }
 
   /**
@@ -251,7 +230,8 @@ export class Prober {
       taskId = opts.taskId ?? randomUUID();
       outcome = await this.attemptWith(taskId, target, iface, opts);
     }
-    return withoutUrlCredentials(withoutTaskId(outcome.verdict, taskId));
+    const v = outcome.verdict;
+    return this.answers.holds(v) ? v : settledVerdict(v, taskId);
   }
 
   private async attemptWith(
@@ -318,6 +298,8 @@ export class Prober {
           bearerToken: opts.bearerToken,
           what,
           signal: opts.signal,
+          // Not for a given task id (task continuity): its answers are the point.
+          memo: opts.taskId === undefined ? this.answers : undefined,
         }),
     );
     return { verdict: v, retryable: v.state === InterfaceState.Unreachable && !opts.signal?.aborted };

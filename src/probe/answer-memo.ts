@@ -1,0 +1,75 @@
+/**
+ * The verdicts of answers already classified, per interface. In steady state a pod answers every
+ * probe with the same bytes but for the random task id it may echo, and classifying them again
+ * (JSON parse, the printable/clip passes over message and evidence, the task-id and credential
+ * rewrites) was about a third of a JSON-RPC probe's own CPU (`bench:probe`, docs/benchmarks.md).
+ * Every answer is still read in full and compared byte for byte with the one classified (the
+ * task id aside): only the classification is reused, and only for the same exchange.
+ */
+import type { Verdict } from './probe-result.js';
+
+/** Answers longer than this (an A2A error is a few hundred bytes) are classified every time. */
+const MAX_MEMO_KEY = 4096;
+/** Answer forms kept per interface: its pods (3 or so) times its answer forms (1 in steady state). */
+const PER_INTERFACE = 16;
+/** Stands for the task id in a key: NUL never appears in a request line or a header value. */
+const TASK_ID_MARK = '\u0000';
+
+export interface MemoAnswer {
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+export interface MemoExchange {
+  /** Binding, version, URL, dialled address: the verdict's message names them. */
+  what: string;
+  /** The request as a verdict quotes it (may hold the task id: a REST path). */
+  request: string;
+  bearerSent: boolean;
+}
+
+export class AnswerMemo {
+  /** Keyed by the card's interface object: a new card (new objects) drops its forms with it. */
+  private readonly byInterface = new WeakMap<object, Map<string, Verdict>>();
+  private readonly stored = new WeakSet<Verdict>();
+
+  /**
+   * The key of this exchange and answer with `taskId` abstracted, or undefined when the answer
+   * is too long to be worth keeping. The body is read as latin1: one char per byte, so two keys
+   * are equal exactly when the bytes are.
+   */
+  key(exchange: MemoExchange, answer: MemoAnswer, taskId: string): string | undefined {
+    if (answer.body.length + exchange.what.length + exchange.request.length > MAX_MEMO_KEY) return undefined;
+    const body = answer.body.toString('latin1').replaceAll(taskId, TASK_ID_MARK);
+    return `${answer.status}\n${answer.contentType}\n${exchange.bearerSent}\n${exchange.what}\n${exchange.request.replaceAll(taskId, TASK_ID_MARK)}\n${body}`;
+  }
+
+  get(iface: object, key: string): Verdict | undefined {
+    return this.byInterface.get(iface)?.get(key);
+  }
+
+  /**
+   * Keeps `v` (settled: no task id, no credential in it) for `key`. Frozen, as it is handed to
+   * every later probe with the same answer: no holder may change it under another.
+   */
+  set(iface: object, key: string, v: Verdict): Verdict {
+    let forms = this.byInterface.get(iface);
+    if (!forms) {
+      forms = new Map();
+      this.byInterface.set(iface, forms);
+    }
+    // Past the bound the oldest form goes: a pod replaced, or an answer that changes each time.
+    if (forms.size >= PER_INTERFACE) forms.delete(forms.keys().next().value!);
+    Object.freeze(v.evidence);
+    const kept = Object.freeze(v);
+    forms.set(key, kept);
+    this.stored.add(kept);
+    return kept;
+  }
+
+  /** True for a verdict this memo handed out: settled already. */
+  holds(v: Verdict): boolean {
+    return this.stored.has(v);
+  }
+}
