@@ -15,10 +15,13 @@ const PER_INTERFACE = 16;
 /** Stands for the task id in a key: NUL never appears in a request line or a header value. */
 const TASK_ID_MARK = '\u0000';
 
+/** An answer as the memo compares it: an HTTP answer, or a gRPC status in the same three parts. */
 export interface MemoAnswer {
+  /** HTTP status, or gRPC status code. */
   status: number;
   contentType: string;
-  body: Buffer;
+  /** The bytes (read as latin1), or a text that already holds every other part of the answer. */
+  body: Buffer | string;
 }
 
 export interface MemoExchange {
@@ -36,12 +39,13 @@ export class AnswerMemo {
 
   /**
    * The key of this exchange and answer with `taskId` abstracted, or undefined when the answer
-   * is too long to be worth keeping. The body is read as latin1: one char per byte, so two keys
-   * are equal exactly when the bytes are.
+   * is too long to be worth keeping. A Buffer body is read as latin1: one char per byte, so two
+   * keys are equal exactly when the bytes are.
    */
   key(exchange: MemoExchange, answer: MemoAnswer, taskId: string): string | undefined {
     if (answer.body.length + exchange.what.length + exchange.request.length > MAX_MEMO_KEY) return undefined;
-    const body = answer.body.toString('latin1').replaceAll(taskId, TASK_ID_MARK);
+    const text = typeof answer.body === 'string' ? answer.body : answer.body.toString('latin1');
+    const body = text.replaceAll(taskId, TASK_ID_MARK);
     return `${answer.status}\n${answer.contentType}\n${exchange.bearerSent}\n${exchange.what}\n${exchange.request.replaceAll(taskId, TASK_ID_MARK)}\n${body}`;
   }
 

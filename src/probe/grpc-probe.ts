@@ -4,6 +4,7 @@ import { InterfaceState } from '../api/conditions.js';
 import type { CardInterface } from '../card/parsed-card.js';
 import type { InterfaceEndpoint } from '../card/interface-endpoint.js';
 import { abortedVerdict } from './aborted-verdict.js';
+import type { AnswerMemo, MemoAnswer } from './answer-memo.js';
 import { bearerTokenProblem } from './bearer-token.js';
 import { classifyGrpc, grpcCodeName } from './classify-grpc.js';
 import type { DialTarget } from './dial-target.js';
@@ -13,6 +14,7 @@ import { errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-met
 import { grpcUnary, type GrpcUnaryAnswer } from './grpc-unary.js';
 import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
+import { settledVerdict } from './settled-verdict.js';
 import type { TlsSettings } from './tls-settings.js';
 import { verdict } from './verdict.js';
 import { grpcGetTaskMethod, grpcGetTaskRequest } from './wire-forms.js';
@@ -30,6 +32,8 @@ export interface GrpcProbeInput {
   what: string;
   /** The caller's: an abort cancels the call and answers Pending (no verdict, no diagnosis dial). */
   signal?: AbortSignal;
+  /** Verdicts of answers already classified: the same answer again is not classified again. */
+  memo?: AnswerMemo;
 }
 
 export interface GrpcProbeOutcome {
@@ -91,28 +95,46 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
     }
     return { verdict: diagnosed, transportFailed: true, retryable: true };
   }
+  const grpcContentType = isGrpcContentType(result.headers) || isGrpcContentType(result.trailers);
+  const exchange = { what: input.what, request: method, bearerSent: !!input.bearerToken };
+  // A timeout's verdict quotes the timeout, which is not in the key: not kept.
+  const key =
+    result.code === GrpcStatus.DEADLINE_EXCEEDED
+      ? undefined
+      : input.memo?.key(exchange, memoAnswer(result, grpcContentType), input.taskId);
+  const known = key === undefined ? undefined : input.memo!.get(iface, key);
+  if (known) return { verdict: known, transportFailed: false, retryable: false };
   const classified = classifyGrpc(
     {
       code: result.code,
       details: result.details,
       errorInfoReasons: errorInfoReasons(result.trailers),
-      grpcContentType: isGrpcContentType(result.headers) || isGrpcContentType(result.trailers),
+      grpcContentType,
     },
-    {
-      what: input.what,
-      request: method,
-      version: iface.protocolVersion,
-      bearerSent: !!input.bearerToken,
-      timeoutMs: input.timeoutMs,
-    },
+    { ...exchange, version: iface.protocolVersion, timeoutMs: input.timeoutMs },
   );
+  let v: Verdict;
+  if (classified.state === InterfaceState.Unimplemented) {
+    // Not kept: the verdict depends on a second answer too.
+    v = input.signal?.aborted ? classified : await otherServiceHint(classified, input, metadata);
+  } else {
+    v =
+      key === undefined ? classified : input.memo!.set(iface, key, settledVerdict(classified, input.taskId));
+  }
+  return { verdict: v, transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED, retryable: false };
+}
+
+/**
+ * A gRPC answer in the memo's three parts: the code, whether it came as gRPC, and a text holding
+ * the status message (length first, so no two answers read alike) and the raw status details.
+ */
+function memoAnswer(result: GrpcUnaryAnswer, grpcContentType: boolean): MemoAnswer {
+  const bin = result.trailers.get('grpc-status-details-bin')[0];
+  const details = typeof bin === 'string' ? bin : (bin?.toString('latin1') ?? '');
   return {
-    verdict:
-      classified.state === InterfaceState.Unimplemented && !input.signal?.aborted
-        ? await otherServiceHint(classified, input, metadata)
-        : classified,
-    transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED,
-    retryable: false,
+    status: result.code,
+    contentType: grpcContentType ? 'application/grpc' : '',
+    body: `${result.details.length}\n${result.details}\n${details}`,
   };
 }
 

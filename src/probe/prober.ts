@@ -87,6 +87,7 @@ export class Prober {
   private readonly pools: HttpPools;
   private readonly channels: GrpcChannels;
   private readonly hardStops = new SharedDeadlines();
+  /** Not used for a given task id (task continuity): there the answers themselves are the point. */
   private readonly answers = new AnswerMemo();
 
   constructor(opts: ProberOptions = {}) {
@@ -281,6 +282,7 @@ export class Prober {
           tlsSettings: opts.tls,
           what,
           signal: opts.signal,
+          memo: opts.taskId === undefined ? this.answers : undefined,
         }),
       );
       if (outcome.transportFailed) await this.channels.evict(key);
@@ -298,7 +300,6 @@ export class Prober {
           bearerToken: opts.bearerToken,
           what,
           signal: opts.signal,
-          // Not for a given task id (task continuity): its answers are the point.
           memo: opts.taskId === undefined ? this.answers : undefined,
         }),
     );

@@ -13,6 +13,9 @@ import { Prober } from '../../src/probe/index.js';
 import { TASK_ID_PLACEHOLDER } from '../../src/probe/settled-verdict.js';
 import { verdict } from '../../src/probe/verdict.js';
 import { InterfaceState } from '../../src/api/conditions.js';
+import { Metadata, Server, ServerCredentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { A2AService } from '@a2a-js/sdk/server/grpc';
+import { encodeVarint, stringField } from '../../src/probe/protobuf-wire.js';
 
 /** A JSON-RPC server whose error code the test sets; its message echoes the task id asked for. */
 async function jsonRpcServer(): Promise<{ port: number; setCode(code: number): void; close(): void }> {
@@ -35,11 +38,15 @@ async function jsonRpcServer(): Promise<{ port: number; setCode(code: number): v
   };
 }
 
-function jsonRpcInterface(port: number) {
+function jsonRpcInterface(port: number, binding = 'JSONRPC') {
   const card = parseCard({
     name: 'm',
     supportedInterfaces: [
-      { url: `http://a.ns.svc:${port}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      {
+        url: binding === 'GRPC' ? `http://a.ns.svc:${port}` : `http://a.ns.svc:${port}/rpc`,
+        protocolBinding: binding,
+        protocolVersion: '1.0',
+      },
     ],
   });
   assert.ok(!(card instanceof CardParseError));
@@ -82,6 +89,74 @@ void test('the same answer is reused (one frozen verdict), a changed answer is c
       bearerToken: 'tok',
     });
     assert.notEqual(withToken.evidence, first.evidence);
+  } finally {
+    await prober.close();
+    server.close();
+  }
+});
+
+/**
+ * A grpc-js server of lf.a2a.v1.A2AService/GetTask answering with the status the test sets; its
+ * message echoes the task id asked for, and NOT_FOUND carries ErrorInfo TASK_NOT_FOUND as A2A's.
+ */
+const bytesField = (n: number, bytes: Buffer) =>
+  Buffer.concat([Buffer.from([...encodeVarint((n << 3) | 2), ...encodeVarint(bytes.length)]), bytes]);
+/** google.rpc.Status { code: NOT_FOUND, details: [Any(ErrorInfo { reason: TASK_NOT_FOUND })] }. */
+const TASK_NOT_FOUND_STATUS = Buffer.concat([
+  Buffer.from([0x08, GrpcStatus.NOT_FOUND]),
+  bytesField(
+    3,
+    Buffer.concat([
+      stringField(1, 'type.googleapis.com/google.rpc.ErrorInfo'),
+      bytesField(2, Buffer.concat([stringField(1, 'TASK_NOT_FOUND'), stringField(2, 'a2a-protocol.org')])),
+    ]),
+  ),
+]);
+
+async function grpcServer(): Promise<{ port: number; setCode(code: GrpcStatus): void; close(): void }> {
+  let code = GrpcStatus.NOT_FOUND;
+  const server = new Server();
+  // The SDK's own service definition (path and codecs of lf.a2a.v1.A2AService/GetTask).
+  server.addService(
+    { GetTask: A2AService.getTask },
+    {
+      GetTask: (call: { request: { id: string } }, callback: (err: Partial<ServiceError>) => void) => {
+        const metadata = new Metadata();
+        if (code === GrpcStatus.NOT_FOUND) metadata.set('grpc-status-details-bin', TASK_NOT_FOUND_STATUS);
+        callback({ code, details: `no task ${call.request.id}`, metadata });
+      },
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('0.0.0.0:0', ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  return { port, setCode: (c) => void (code = c), close: () => server.forceShutdown() };
+}
+
+void test('gRPC: the same status is reused, a changed one is classified afresh', async () => {
+  const server = await grpcServer();
+  const prober = new Prober();
+  try {
+    const iface = jsonRpcInterface(server.port, 'GRPC');
+    const probe = () => prober.probe({ address: '127.0.0.1', port: server.port }, iface, { timeoutMs: 5000 });
+    const first = await probe();
+    assert.equal(first.state, InterfaceState.Verified, first.message);
+    assert.doesNotMatch(JSON.stringify(first), /[0-9a-f]{8}-[0-9a-f]{4}-/);
+    const second = await probe();
+    assert.equal(second.evidence, first.evidence, 'the second status (another task id) reused the verdict');
+    server.setCode(GrpcStatus.PERMISSION_DENIED);
+    const denied = await probe();
+    assert.equal(denied.state, InterfaceState.AuthRequired);
+    assert.equal(denied.evidence.grpcCodeName, 'PERMISSION_DENIED');
+    // UNIMPLEMENTED asks the other version's service too: two answers, never kept.
+    server.setCode(GrpcStatus.UNIMPLEMENTED);
+    const unimplemented = await probe();
+    assert.equal(unimplemented.state, InterfaceState.Unimplemented);
+    assert.notEqual((await probe()).evidence, unimplemented.evidence);
+    server.setCode(GrpcStatus.NOT_FOUND);
+    assert.equal((await probe()).evidence, first.evidence);
   } finally {
     await prober.close();
     server.close();
