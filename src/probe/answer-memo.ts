@@ -12,7 +12,10 @@ import type { Verdict } from './probe-result.js';
 const MAX_MEMO_KEY = 4096;
 /** Answer forms kept per interface: its pods (3 or so) times its answer forms (1 in steady state). */
 const PER_INTERFACE = 16;
-/** Stands for the task id in a key: NUL never appears in a request line or a header value. */
+/**
+ * Stands for the task id in a key. NUL never appears in a request line or a header value, and an
+ * answer that holds one is not kept, so a mark in a key always stood for the task id.
+ */
 const TASK_ID_MARK = '\u0000';
 
 /** An answer as the memo compares it: an HTTP answer, or a gRPC status in the same three parts. */
@@ -39,12 +42,13 @@ export class AnswerMemo {
 
   /**
    * The key of this exchange and answer with `taskId` abstracted, or undefined when the answer
-   * is too long to be worth keeping. A Buffer body is read as latin1: one char per byte, so two
-   * keys are equal exactly when the bytes are.
+   * is too long to be worth keeping or holds a NUL (see TASK_ID_MARK). A Buffer body is read as
+   * latin1: one char per byte, so two keys are equal exactly when the bytes are.
    */
   key(exchange: MemoExchange, answer: MemoAnswer, taskId: string): string | undefined {
     if (answer.body.length + exchange.what.length + exchange.request.length > MAX_MEMO_KEY) return undefined;
     const text = typeof answer.body === 'string' ? answer.body : answer.body.toString('latin1');
+    if (text.includes(TASK_ID_MARK)) return undefined;
     const body = text.replaceAll(taskId, TASK_ID_MARK);
     return `${answer.status}\n${answer.contentType}\n${exchange.bearerSent}\n${exchange.what}\n${exchange.request.replaceAll(taskId, TASK_ID_MARK)}\n${body}`;
   }

@@ -197,6 +197,9 @@ void test('keys: equal when only the task id differs, different for any other by
     memo.key({ ...exchange, request: `GET /tasks/${T1}` }, answer('{}'), T1),
     memo.key({ ...exchange, request: `GET /tasks/${T2}` }, answer('{}'), T2),
   );
+  // An answer holding the mark itself (NUL) would read like one holding the task id: not kept.
+  assert.equal(memo.key(exchange, answer(`{"m":"no task \u0000"}`), T1), undefined);
+  assert.notEqual(memo.key(exchange, answer(`{"m":"no task ${T1}"}`), T1), undefined);
   // A long answer is classified every time.
   assert.equal(memo.key(exchange, answer(`"${'x'.repeat(8192)}"`), T1), undefined);
 });
