@@ -8,10 +8,17 @@
  */
 import type { Verdict } from './probe-result.js';
 
-/** Answers longer than this (an A2A error is a few hundred bytes) are classified every time. */
-const MAX_MEMO_KEY = 4096;
-/** Answer forms kept per interface: its pods (3 or so) times its answer forms (1 in steady state). */
-const PER_INTERFACE = 16;
+/**
+ * Answers longer than this (an A2A error is a few hundred bytes) are classified every time.
+ * With PER_INTERFACE it bounds the memo: 4 KiB per interface of a card held in memory (about
+ * 0.5 KiB for the SDKs' answers), whatever a pod answers.
+ */
+const MAX_MEMO_KEY = 2048;
+/**
+ * Answer forms kept per interface (a card interface is one pod's: each pod's card is parsed on
+ * its own): the steady one, and one more for a pod that flaps between two answers.
+ */
+const PER_INTERFACE = 2;
 /**
  * Stands for the task id in a key. NUL never appears in a request line or a header value, and an
  * answer that holds one is not kept, so a mark in a key always stood for the task id.
