@@ -10,7 +10,11 @@ import { aggregateInterface, clip } from '../../src/controller/aggregate.js';
 import { interfacesCondition } from '../../src/controller/condition-policies.js';
 import { interfaceEvents } from '../../src/controller/transition-events.js';
 import { classifyGrpc, classifyJsonRpc, classifyRest } from '../../src/probe/index.js';
-import { TASK_ID_PLACEHOLDER, withoutTaskId, withoutUrlCredentials } from '../../src/probe/settled-verdict.js';
+import {
+  TASK_ID_PLACEHOLDER,
+  withoutTaskId,
+  withoutUrlCredentials,
+} from '../../src/probe/settled-verdict.js';
 import type { Verdict } from '../../src/probe/probe-result.js';
 import { clip as clipAnswer, MAX_ERROR_INFO_REASON, verdict } from '../../src/probe/verdict.js';
 
