@@ -7,6 +7,7 @@
  * task id aside): only the classification is reused, and only for the same exchange.
  */
 import type { Verdict } from './probe-result.js';
+import { settledVerdict } from './settled-verdict.js';
 
 /**
  * Answers longer than this (an A2A error is a few hundred bytes) are classified every time.
@@ -60,15 +61,18 @@ export class AnswerMemo {
     return `${answer.status}\n${answer.contentType}\n${exchange.bearerSent}\n${exchange.what}\n${exchange.request.replaceAll(taskId, TASK_ID_MARK)}\n${body}`;
   }
 
-  get(iface: object, key: string): Verdict | undefined {
-    return this.byInterface.get(iface)?.get(key);
+  /** The verdict kept for `key` (none for an answer `key` would not keep). */
+  get(iface: object, key: string | undefined): Verdict | undefined {
+    return key === undefined ? undefined : this.byInterface.get(iface)?.get(key);
   }
 
   /**
-   * Keeps `v` (settled: no task id, no credential in it) for `key`. Frozen, as it is handed to
-   * every later probe with the same answer: no holder may change it under another.
+   * Keeps `classified` (the verdict of the answer `key` was made from, with `taskId`) for `key`,
+   * settled (no task id, no credential in it) and frozen, as it is handed to every later probe
+   * with the same answer: no holder may change it under another. Returns what it kept.
    */
-  set(iface: object, key: string, v: Verdict): Verdict {
+  set(iface: object, key: string, classified: Verdict, taskId: string): Verdict {
+    const v = settledVerdict(classified, taskId);
     let forms = this.byInterface.get(iface);
     if (!forms) {
       forms = new Map();

@@ -14,7 +14,6 @@ import { errorInfoReasons, isGrpcContentType, requestMetadata } from './grpc-met
 import { grpcUnary, type GrpcUnaryAnswer } from './grpc-unary.js';
 import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
-import { settledVerdict } from './settled-verdict.js';
 import type { TlsSettings } from './tls-settings.js';
 import { verdict } from './verdict.js';
 import { grpcGetTaskMethod, grpcGetTaskRequest } from './wire-forms.js';
@@ -102,7 +101,7 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
     result.code === GrpcStatus.DEADLINE_EXCEEDED
       ? undefined
       : input.memo?.key(exchange, memoAnswer(result, grpcContentType), input.taskId);
-  const known = key === undefined ? undefined : input.memo!.get(iface, key);
+  const known = input.memo?.get(iface, key);
   if (known) return { verdict: known, transportFailed: false, retryable: false };
   const classified = classifyGrpc(
     {
@@ -118,8 +117,7 @@ export async function probeGrpc(input: GrpcProbeInput): Promise<GrpcProbeOutcome
     // Not kept: the verdict depends on a second answer too.
     v = input.signal?.aborted ? classified : await otherServiceHint(classified, input, metadata);
   } else {
-    v =
-      key === undefined ? classified : input.memo!.set(iface, key, settledVerdict(classified, input.taskId));
+    v = key === undefined ? classified : input.memo!.set(iface, key, classified, input.taskId);
   }
   return { verdict: v, transportFailed: result.code === GrpcStatus.DEADLINE_EXCEEDED, retryable: false };
 }

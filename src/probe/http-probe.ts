@@ -14,7 +14,6 @@ import { classifyRest } from './classify-rest.js';
 import type { HttpAnswer, HttpProbeContext } from './http-answer.js';
 import type { Verdict } from './probe-result.js';
 import { redactToken } from './redact-token.js';
-import { settledVerdict } from './settled-verdict.js';
 import { classifyTransportFailure } from './transport-failure.js';
 import { verdict } from './verdict.js';
 import { extensionHeaders, jsonRpcGetTaskBody, restGetTaskPath } from './wire-forms.js';
@@ -85,14 +84,14 @@ export async function probeHttpBinding(input: HttpProbeInput): Promise<Verdict> 
     const answer = await send(path);
     const { memo } = input;
     const key = memo?.key(ctx, answer, input.taskId);
-    const known = key === undefined ? undefined : memo!.get(iface, key);
+    const known = memo?.get(iface, key);
     if (known) return known;
     const v = jsonRpc ? classifyJsonRpc(answer, ctx) : classifyRest(answer, ctx);
     if (!jsonRpc && v.state === InterfaceState.Unimplemented && wireOf(iface.protocolVersion) === 'v0.3') {
       // Not kept: the verdict depends on a second answer too.
       return await unprefixedHint(v, endpoint, input, send);
     }
-    return key === undefined ? v : memo!.set(iface, key, settledVerdict(v, input.taskId));
+    return key === undefined ? v : memo!.set(iface, key, v, input.taskId);
   } catch (err) {
     if (input.signal?.aborted) return abortedVerdict(input.what);
     // Classified by its code only: an error's text may quote the request it failed on.

@@ -210,7 +210,7 @@ void test('per interface, the oldest form goes past the bound; a kept verdict is
   const v = (n: number) =>
     verdict(InterfaceState.Verified, `v${n} ${TASK_ID_PLACEHOLDER}`, { detail: `${n}` });
   const keys = Array.from({ length: 3 }, (_, n) => memo.key(exchange, answer(`{"n":${n}}`), T1)!);
-  const kept = keys.map((k, n) => memo.set(iface, k, v(n)));
+  const kept = keys.map((k, n) => memo.set(iface, k, v(n), T1));
   assert.equal(memo.get(iface, keys[0]!), undefined, 'the oldest of 3 forms is gone');
   for (let n = 1; n < 3; n++) assert.equal(memo.get(iface, keys[n]!), kept[n]);
   assert.equal(memo.get({}, keys[1]!), undefined, 'another interface has its own forms');
