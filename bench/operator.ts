@@ -101,6 +101,13 @@ const reconciles = (m: Metrics) => sumOf(m.samples, 'a2a_operator_reconcile_dura
 const reconcileSeconds = (m: Metrics) => sumOf(m.samples, 'a2a_operator_reconcile_duration_seconds_sum');
 const probes = (m: Metrics) => sumOf(m.samples, 'a2a_operator_probes_total');
 const cpuSeconds = (m: Metrics) => sumOf(m.samples, 'process_cpu_seconds_total');
+const cpuUserSeconds = (m: Metrics) => sumOf(m.samples, 'process_cpu_user_seconds_total');
+const cpuSystemSeconds = (m: Metrics) => sumOf(m.samples, 'process_cpu_system_seconds_total');
+/** V8's main-thread pauses of one kind (minor: scavenges; major: mark-compact; incremental: marking steps). */
+const gcSeconds = (m: Metrics, kind: string) =>
+  sumOf(m.samples, 'nodejs_gc_duration_seconds_sum', (l) => l.kind === kind);
+const gcCount = (m: Metrics, kind: string) =>
+  sumOf(m.samples, 'nodejs_gc_duration_seconds_count', (l) => l.kind === kind);
 
 /** Write requests by resource between two scrapes, e.g. `a2aagents/status=20 pods/status=60`. */
 function writesByResource(from: Metrics | undefined, to: Metrics): string {
@@ -425,6 +432,12 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const podsTotal = opts.agents * opts.pods;
   const rss = sumOf(end.samples, 'process_resident_memory_bytes');
   const steadyCpuS = cpuSeconds(steady1) - cpuSeconds(steady0);
+  const steadyWindowS = (steady1.at - steady0.at) / 1000;
+  // GC pauses in the steady window: scavenges (minor), and mark-compact with its incremental steps.
+  const pauseS = (kind: string) => gcSeconds(steady1, kind) - gcSeconds(steady0, kind);
+  const minorPauseS = pauseS('minor');
+  const majorPauseS = pauseS('major') + pauseS('incremental');
+  const perPeriod = (n: number) => n / Math.max(periods, 1e-9);
   const breakBound = opts.period + opts.threshold + 1;
   const rows: Row[] = [
     {
@@ -504,8 +517,18 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     },
     {
       metric: 'operator CPU, steady state (% of one core)',
-      value: fixed((steadyCpuS / ((steady1.at - steady0.at) / 1000)) * 100, 1),
+      value: fixed((steadyCpuS / steadyWindowS) * 100, 1),
       note: `${podsTotal * 3} interfaces + ${podsTotal} cards every ${opts.period} s`,
+    },
+    {
+      metric: 'operator CPU, steady state: user / system (% of one core)',
+      value: `${fixed(((cpuUserSeconds(steady1) - cpuUserSeconds(steady0)) / steadyWindowS) * 100, 1)} / ${fixed(((cpuSystemSeconds(steady1) - cpuSystemSeconds(steady0)) / steadyWindowS) * 100, 1)}`,
+      note: "system: the kernel's side of the connections (connect, write, close), which the bare loop's CPU includes too",
+    },
+    {
+      metric: 'operator GC pauses, steady state: minor / major (ms per period)',
+      value: `${fixed(perPeriod(minorPauseS * 1000), 1)} / ${fixed(perPeriod(majorPauseS * 1000), 1)}`,
+      note: `per period: ${fixed(perPeriod(gcCount(steady1, 'minor') - gcCount(steady0, 'minor')), 1)} scavenges, ${fixed(perPeriod(gcCount(steady1, 'major') - gcCount(steady0, 'major')), 2)} mark-compacts (major: with their incremental marking steps); ${fixed(((minorPauseS + majorPauseS) / Math.max(steadyCpuS, 1e-9)) * 100, 1)} % of the operator's steady CPU. Main-thread pauses only: V8's concurrent marking and sweeping run on helper threads and count in the process CPU, not here`,
     },
     {
       metric: 'CPU per probe: operator steady state / bare loop (ms)',
@@ -744,6 +767,10 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   counted to the start of the next (its whole period, as the operator's: what a round leaves behind, garbage
   and idle connections closed at their keep-alive timeout, is its cost too); card fetches and capability
   calls included on both sides.
+  Its parts: user and system CPU (\`process_cpu_user_seconds_total\`, \`process_cpu_system_seconds_total\`; system
+  is mostly the kernel's side of connect, write and close), and V8's main-thread GC pauses by kind
+  (\`nodejs_gc_duration_seconds\`; concurrent marking and sweeping on V8's helper threads are in the process
+  CPU but in no pause).
   The ceiling divides a period by CPU per probe x probes per agent per period (9 interfaces times the
   operator's measured probes per interface per period, about 1.1 with the jitter; 9 for the bare loop).
 - **CPU of the first visits**: the operator's \`process_cpu_seconds_total\` from \`/readyz\` to convergence

@@ -27,6 +27,8 @@ const METRICS = [
   'reconciles per steady-state period',
   'mean reconcile duration, steady state (ms)',
   'operator CPU, steady state (% of one core)',
+  'operator CPU, steady state: user / system (% of one core)',
+  'operator GC pauses, steady state: minor / major (ms per period)',
   'CPU per probe: operator steady state / bare loop (ms)',
   'ceiling: agents (3 pods x 3 bindings) one core sustains at period 10 / 30 / 60 s',
   'cold start: reconcile time / workers (s)',
