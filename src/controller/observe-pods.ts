@@ -79,6 +79,12 @@ export interface ObserveResult {
   observations: PodObservation[];
   /** Epoch ms of the earliest due card fetch or probe; undefined when nothing is scheduled. */
   nextDueAt?: number;
+  /**
+   * Whether a failure awaits confirmation (a card fetch or probe failed fewer than
+   * failureThreshold times in a row): the next visit decides a withdrawal, so it is urgent
+   * rather than routine.
+   */
+  confirming: boolean;
   probes: number;
   fetches: number;
 }
@@ -283,12 +289,15 @@ export async function observePods(visit: ObserveInput): Promise<ObserveResult> {
     }),
   );
   let nextDueAt: number | undefined;
+  let confirming = false;
   for (const p of input.memory.pods.values()) {
     const times = [p.card?.dueAt, ...[...p.probes.values()].map((r) => r.dueAt)];
     for (const t of times) if (t !== undefined && (nextDueAt === undefined || t < nextDueAt)) nextDueAt = t;
+    if (p.card && p.card.failures > 0 && p.card.failures < threshold) confirming = true;
+    for (const r of p.probes.values()) if (r.verdict.failures > 0 && !r.verdict.confirmed) confirming = true;
   }
   if (deferred) nextDueAt = Math.min(nextDueAt ?? Infinity, input.now());
-  return { observations, nextDueAt, probes, fetches };
+  return { observations, nextDueAt, confirming, probes, fetches };
 }
 
 /**

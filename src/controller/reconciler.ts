@@ -452,12 +452,15 @@ export class AgentReconciler {
     if (problems.length > 0) {
       // Stalled: nothing to probe until a person acts; look again at the probe period in case
       // the missing object appears (Secrets are not watched: least privilege).
-      return { requeueAfterMs: spec.probe.periodSeconds * 1000 };
+      return { requeueAfterMs: spec.probe.periodSeconds * 1000, priority: 'low' };
     }
+    // A revisit that may confirm a failure (and withdraw) is urgent; the rest are routine and,
+    // when workers are busy, wait behind it and behind events (kube/workqueue.ts).
+    const priority = observed.confirming ? 'high' : 'low';
     const next = observed.nextDueAt;
     return next === undefined
-      ? { requeueAfterMs: spec.probe.periodSeconds * 1000 }
-      : { requeueAfterMs: Math.max(MIN_REQUEUE_MS, next - this.now()) };
+      ? { requeueAfterMs: spec.probe.periodSeconds * 1000, priority }
+      : { requeueAfterMs: Math.max(MIN_REQUEUE_MS, next - this.now()), priority };
   };
 
   /**

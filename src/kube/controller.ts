@@ -6,7 +6,7 @@
  * |---------------------------------|------------------------------------|
  * | throws `TerminalError`          | forget; no requeue                 |
  * | throws anything else / times out| `addRateLimited` (per-key backoff) |
- * | `{ requeueAfterMs > 0 }`        | forget, then `addAfter`            |
+ * | `{ requeueAfterMs > 0 }`        | forget, then `addAfter` (priority) |
  * | success                         | forget                             |
  *
  * Reconcilers choose the row by error class (errors.ts `classifyError`): stalling errors become
@@ -18,11 +18,16 @@
 import { setMaxListeners } from 'node:events';
 import { realClock, type Clock } from './clock.js';
 import { ApiError, isTerminalError } from './errors.js';
-import { WorkQueue } from './workqueue.js';
+import { WorkQueue, type Priority } from './workqueue.js';
 
 export interface ReconcileResult {
   /** Reconcile again after this long even if nothing changes (periodic reprobe). */
   requeueAfterMs?: number;
+  /**
+   * The queue priority of that requeue (workqueue.ts): `low` for a routine revisit, which
+   * waits behind events and urgent requeues when workers are busy. Default `high`.
+   */
+  priority?: Priority;
 }
 
 /**
@@ -156,7 +161,7 @@ export class Controller {
       const after = result?.requeueAfterMs ?? 0;
       this.queue.forget(key);
       if (after > 0) {
-        this.queue.addAfter(key, after);
+        this.queue.addAfter(key, after, result?.priority);
         outcome = 'requeue_after';
       } else {
         outcome = 'success';

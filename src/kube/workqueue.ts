@@ -1,7 +1,12 @@
 /**
  * A keyed work queue with client-go semantics (`util/workqueue` queue.go, delaying_queue.go,
- * default_rate_limiters.go), plus the priority queue's rule that an immediate add wins over a
- * pending delayed one.
+ * default_rate_limiters.go), plus two rules of controller-runtime's priority queue: an immediate
+ * add wins over a pending delayed one, and ready keys are handed out by priority.
+ *
+ * Priority: `high` (the default: events, retries, a reconcile confirming a failure) before `low`
+ * (routine revisits); first in, first out within each. When workers cannot keep up, routine
+ * revisits wait and stretch the period while the reconciles that change what is routed do not
+ * queue behind them. A key queued at both priorities is queued once, at `high`.
  *
  * Guarantees:
  * - a key is queued at most once (the `dirty` set collapses bursts into one reconcile);
@@ -13,6 +18,8 @@
  *   handed out before has been marked `done`.
  */
 import { realClock, type Clock, type TimerHandle } from './clock.js';
+
+export type Priority = 'high' | 'low';
 
 export interface WorkQueueOptions {
   /** First retry delay (default 5 ms); doubles per consecutive failure of a key. */
@@ -27,12 +34,15 @@ export interface WorkQueueOptions {
 }
 
 export class WorkQueue {
-  private readonly queue: string[] = [];
+  private readonly high: string[] = [];
+  private readonly low: string[] = [];
   private readonly dirty = new Set<string>();
+  /** Dirty keys (queued, or to be queued when their run ends) at `low`; the rest are `high`. */
+  private readonly lowKeys = new Set<string>();
   private readonly processing = new Set<string>();
   /** When each queued key became ready, for the latency metric. */
   private readonly readySince = new Map<string, number>();
-  private readonly waiting = new Map<string, number>();
+  private readonly waiting = new Map<string, { at: number; priority: Priority }>();
   private readonly failures = new Map<string, number>();
   private readonly getters: ((key: string | undefined) => void)[] = [];
   private timer: TimerHandle | undefined;
@@ -49,28 +59,47 @@ export class WorkQueue {
     this.maxDelayMs = opts.maxDelayMs ?? 5 * 60_000;
   }
 
-  /** Queues `key` now (no-op if already queued; deferred if it is being processed). */
-  add(key: string): void {
+  /**
+   * Queues `key` now (deferred if it is being processed). A key already queued stays queued
+   * once, raised to `high` if this add is.
+   */
+  add(key: string, priority: Priority = 'high'): void {
     if (this.stopping) return;
     // An immediate add supersedes a pending delayed one: the reconcile it would have
     // triggered happens now, and reconcile re-declares any requeue it still wants.
+    const delayed = this.waiting.get(key);
+    if (delayed?.priority === 'high') priority = 'high';
     this.waiting.delete(key);
-    if (this.dirty.has(key)) return;
+    if (this.dirty.has(key)) {
+      if (priority === 'high' && this.lowKeys.delete(key) && !this.processing.has(key)) {
+        this.low.splice(this.low.indexOf(key), 1);
+        this.high.push(key);
+      }
+      return;
+    }
     this.dirty.add(key);
+    if (priority === 'low') this.lowKeys.add(key);
     if (this.processing.has(key)) return;
     this.push(key);
   }
 
-  /** Queues `key` after `delayMs`; if it already waits, the earlier time wins. */
-  addAfter(key: string, delayMs: number): void {
+  /**
+   * Queues `key` after `delayMs`; if it already waits, the earlier time wins, at the higher of
+   * the two priorities.
+   */
+  addAfter(key: string, delayMs: number, priority: Priority = 'high'): void {
     if (this.stopping) return;
-    if (delayMs <= 0) return this.add(key);
+    if (delayMs <= 0) return this.add(key, priority);
     // Already queued (or re-queued once its in-flight run ends): sooner than any delay.
     if (this.dirty.has(key)) return;
     const at = this.clock.now() + delayMs;
     const prev = this.waiting.get(key);
-    if (prev !== undefined && prev <= at) return;
-    this.waiting.set(key, at);
+    if (prev?.priority === 'high') priority = 'high';
+    if (prev !== undefined && prev.at <= at) {
+      prev.priority = priority;
+      return;
+    }
+    this.waiting.set(key, { at, priority });
     this.schedule();
   }
 
@@ -97,7 +126,7 @@ export class WorkQueue {
 
   /** Ready keys (not counting delayed or in-flight ones). */
   len(): number {
-    return this.queue.length;
+    return this.high.length + this.low.length;
   }
 
   /** Keys delayed by `addAfter`/`addRateLimited`. */
@@ -153,20 +182,21 @@ export class WorkQueue {
       getter(this.handOut(key));
       return;
     }
-    this.queue.push(key);
-    this.opts.onDepth?.(this.queue.length);
+    (this.lowKeys.has(key) ? this.low : this.high).push(key);
+    this.opts.onDepth?.(this.len());
   }
 
   private take(): string | undefined {
-    const key = this.queue.shift();
+    const key = this.high.shift() ?? this.low.shift();
     if (key === undefined) return undefined;
-    this.opts.onDepth?.(this.queue.length);
+    this.opts.onDepth?.(this.len());
     return this.handOut(key);
   }
 
   private handOut(key: string): string {
     this.processing.add(key);
     this.dirty.delete(key);
+    this.lowKeys.delete(key);
     const since = this.readySince.get(key);
     this.readySince.delete(key);
     if (since !== undefined) this.opts.onLatency?.((this.clock.now() - since) / 1000);
@@ -176,7 +206,7 @@ export class WorkQueue {
   /** Keeps one timer armed for the earliest waiting key. */
   private schedule(): void {
     let earliest = Infinity;
-    for (const at of this.waiting.values()) earliest = Math.min(earliest, at);
+    for (const { at } of this.waiting.values()) earliest = Math.min(earliest, at);
     if (earliest === this.timerAt && this.timer) return;
     this.timer?.cancel();
     this.timer = undefined;
@@ -189,10 +219,10 @@ export class WorkQueue {
     this.timer = undefined;
     this.timerAt = Infinity;
     const now = this.clock.now();
-    for (const [key, at] of [...this.waiting]) {
+    for (const [key, { at, priority }] of [...this.waiting]) {
       if (at <= now) {
         this.waiting.delete(key);
-        this.add(key);
+        this.add(key, priority);
       }
     }
     this.schedule();

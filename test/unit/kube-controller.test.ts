@@ -227,6 +227,28 @@ describe('Controller', () => {
     assert.equal(runs, 1, 'b was never started');
   });
 
+  it('a low-priority requeue waits behind keys queued by events', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { c, clock } = setup(async (key) => {
+      order.push(key);
+      if (key === 'busy') await gate;
+      return key === 'routine' ? { requeueAfterMs: 1000, priority: 'low' } : undefined;
+    });
+    c.start();
+    c.enqueue('routine');
+    await flush();
+    c.enqueue('busy'); // holds the only worker while the rest become ready
+    await flush();
+    await clock.advance(1000); // the routine revisit is ready first...
+    c.enqueue('event'); // ...an event arrives after it
+    release();
+    await flush();
+    assert.deepEqual(order, ['routine', 'busy', 'event', 'routine']);
+    await c.stop();
+  });
+
   it('keys', () => {
     assert.equal(keyOf({ metadata: { namespace: 'ns', name: 'a' } }), 'ns/a');
     assert.equal(keyOf({ metadata: { name: 'cluster-scoped' } }), 'cluster-scoped');

@@ -140,4 +140,67 @@ describe('WorkQueue', () => {
     await q.shutdown();
     assert.equal(await g, undefined);
   });
+  describe('priority', () => {
+    it('hands out high keys before low ones, first in first out within each', async () => {
+      const q = new WorkQueue({ clock: new FakeClock() });
+      q.add('l1', 'low');
+      q.add('h1');
+      q.add('l2', 'low');
+      q.add('h2', 'high');
+      assert.equal(q.len(), 4);
+      const got = [await q.get(), await q.get(), await q.get(), await q.get()];
+      assert.deepEqual(got, ['h1', 'h2', 'l1', 'l2']);
+    });
+
+    it('a high add raises a queued low key (queued once); a low add never lowers a high one', async () => {
+      const q = new WorkQueue({ clock: new FakeClock() });
+      q.add('a', 'low');
+      q.add('b', 'low');
+      q.add('h');
+      q.add('b', 'high');
+      q.add('h', 'low');
+      assert.equal(q.len(), 3);
+      assert.deepEqual([await q.get(), await q.get(), await q.get()], ['h', 'b', 'a']);
+      assert.equal(q.len(), 0);
+    });
+
+    it('a key re-added while in flight is queued again at the highest priority asked', async () => {
+      const q = new WorkQueue({ clock: new FakeClock() });
+      q.add('k');
+      assert.equal(await q.get(), 'k');
+      q.add('k', 'low');
+      q.add('other', 'low');
+      q.done('k');
+      assert.deepEqual([await q.get(), await q.get()], ['other', 'k'], 'k stayed low, behind other');
+      q.add('k2');
+      assert.equal(await q.get(), 'k2');
+      q.add('k2', 'low');
+      q.add('k2', 'high');
+      q.add('x', 'low');
+      q.done('k2');
+      assert.deepEqual([await q.get(), await q.get()], ['k2', 'x'], 'raised to high while in flight');
+    });
+
+    it('a delayed key becomes ready at its priority; merged delays keep the earlier time and the higher priority', async () => {
+      const clock = new FakeClock();
+      const q = new WorkQueue({ clock });
+      q.addAfter('routine', 10, 'low');
+      q.addAfter('merged', 10, 'low');
+      q.addAfter('merged', 50, 'high');
+      q.addAfter('event', 10);
+      await clock.advance(10);
+      assert.equal(q.len(), 3);
+      assert.deepEqual([await q.get(), await q.get(), await q.get()], ['merged', 'event', 'routine']);
+    });
+
+    it('an immediate low add keeps the priority of the delayed high one it supersedes', async () => {
+      const clock = new FakeClock();
+      const q = new WorkQueue({ clock });
+      q.add('first', 'low');
+      q.addAfter('k', 100, 'high');
+      q.add('k', 'low');
+      assert.equal(q.waitingCount(), 0);
+      assert.deepEqual([await q.get(), await q.get()], ['k', 'first']);
+    });
+  });
 });

@@ -100,3 +100,39 @@ void test('requeued at the next due time, each visit probes every item: one prob
     `mean ${meanInterval.toFixed(0)} ms between visits`,
   );
 });
+
+void test('a failure awaiting confirmation makes the next visit urgent (confirming); a confirmed or healed one does not', async () => {
+  const spec2 = agentSpec(8080, { probe: { periodSeconds: PERIOD_MS / 1000, failureThreshold: 2 } });
+  const { backend } = healthyFleet();
+  let failing = false;
+  const flaky: ProbeBackend = {
+    ...backend,
+    probe: (req) =>
+      failing && req.iface.protocolBinding === 'GRPC'
+        ? Promise.resolve({
+            state: InterfaceState.Unimplemented,
+            reason: 'Unimplemented',
+            message: 'm',
+            durationMs: 1,
+          })
+        : backend.probe(req),
+  };
+  const memory = new MemoryStore().for('ns/a', 1);
+  let now = 1_000_000;
+  const visit = () =>
+    observePods(observeInput(spec2, flaky, { pods, memory, now: () => now, random: seeded(3) }));
+  let res = await visit();
+  assert.equal(res.confirming, false, 'all verified');
+  now = res.nextDueAt!;
+  failing = true;
+  res = await visit();
+  assert.equal(res.confirming, true, 'one failure of two');
+  assert.ok(res.nextDueAt! - now <= 1000, 'due again on the fast schedule');
+  now = res.nextDueAt!;
+  res = await visit();
+  assert.equal(res.confirming, false, 'confirmed: back to the period');
+  now = res.nextDueAt!;
+  failing = false;
+  res = await visit();
+  assert.equal(res.confirming, false, 'healed');
+});
