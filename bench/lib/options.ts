@@ -41,7 +41,7 @@ writes them to docs/benchmarks.md.
   --threshold <n>           probe failureThreshold (default 2)
   --events <n>              gRPC break/heal events for reaction latency (default 24)
   --event-concurrency <n>   events in flight at once, on different processes (default 4)
-  --workers <n>             operator --workers, and the bare loop's agents in flight (default 4)
+  --workers <n>             operator --workers, and the bare loop's agents in flight (default 8, the operator's)
   --probe-concurrency <n>   operator --probe-concurrency, and the bare loop's (default 32)
   --steady-periods <n>      probe periods the steady-state window spans (default 3)
   --agents-per-process <n>  agents whose pods one fleet process serves, every pod address its
@@ -105,7 +105,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     threshold: positive(values.threshold, 'threshold', 2),
     events: positive(values.events, 'events', 24),
     eventConcurrency: positive(values['event-concurrency'], 'event-concurrency', 4),
-    workers: positive(values.workers, 'workers', 4),
+    workers: positive(values.workers, 'workers', 8),
     probeConcurrency: positive(values['probe-concurrency'], 'probe-concurrency', 32),
     steadyPeriods: positive(values['steady-periods'], 'steady-periods', 3),
     agentsPerProcess: positive(values['agents-per-process'], 'agents-per-process', 100),

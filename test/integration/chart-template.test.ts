@@ -128,7 +128,7 @@ describe('helm template: defaults', () => {
       '--cards-index=namespace',
       '--leader-elect=true',
       '--lease-name=a2a-operator',
-      '--workers=4',
+      '--workers=8',
       '--probe-concurrency=32',
       '--log-level=info',
     ]);

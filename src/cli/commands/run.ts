@@ -15,7 +15,7 @@ a kubeconfig.
 options (environment variable in brackets):
   --kubeconfig <file>          kubeconfig to use [KUBECONFIG]; default in-cluster, then ~/.kube/config
   --namespaces <a,b>           namespaces to watch [A2A_NAMESPACES]; default all
-  --workers <n>                concurrent reconciles [A2A_WORKERS] (default 4)
+  --workers <n>                concurrent reconciles [A2A_WORKERS] (default 8)
   --probe-concurrency <n>      probes in flight at once [A2A_PROBE_CONCURRENCY] (default 32)
   --metrics-address <addr>     /metrics, /healthz, /readyz [A2A_METRICS_ADDRESS] (default :8080)
   --cards-address <addr>       advertised-card endpoint [A2A_CARDS_ADDRESS] (default :8081)
@@ -115,7 +115,7 @@ export const command: Command = {
     const opts = {
       kubeconfig: values.kubeconfig ?? env.KUBECONFIG,
       namespaces,
-      workers: intOption(values.workers ?? env.A2A_WORKERS ?? '4', 'workers'),
+      workers: intOption(values.workers ?? env.A2A_WORKERS ?? '8', 'workers'),
       probeConcurrency: intOption(
         values['probe-concurrency'] ?? env.A2A_PROBE_CONCURRENCY ?? '32',
         'probe-concurrency',
