@@ -393,9 +393,12 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const steady0 = await scrape(operator);
   await sleep(opts.steadyPeriods * opts.period * 1000);
   const steady1 = await scrape(operator);
-  const periods = (steady1.at - steady0.at) / (opts.period * 1000);
-  const steadyWrites = writes(steady1) - writes(steady0);
-  const steadyReconciles = reconciles(steady1) - reconciles(steady0);
+  /** How much `f` of the operator's metrics grew over the steady window. */
+  const steadyDelta = (f: (m: Metrics) => number): number => f(steady1) - f(steady0);
+  const steadyWindowS = (steady1.at - steady0.at) / 1000;
+  const periods = steadyWindowS / opts.period;
+  const steadyWrites = steadyDelta(writes);
+  const steadyReconciles = steadyDelta(reconciles);
   log(
     `steady state: ${steadyWrites} writes, ${steadyReconciles} reconciles over ${fixed(periods, 1)} periods`,
   );
@@ -412,8 +415,9 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   });
   const withdrawnMs = [...withdrawal.deletedMs, ...withdrawal.notReadyMs];
 
-  const opCpuPerProbe =
-    ((cpuSeconds(steady1) - cpuSeconds(steady0)) * 1000) / Math.max(1, probes(steady1) - probes(steady0));
+  const steadyProbes = steadyDelta(probes);
+  const steadyCpuS = steadyDelta(cpuSeconds);
+  const opCpuPerProbe = (steadyCpuS * 1000) / Math.max(1, steadyProbes);
   const bareCpuPerProbe = median(steadyRounds.map((r) => r.periodCpuMs / r.probes));
   const bareColdCpuMs = median(rounds.map((r) => r.cpuMs));
   const coldCpuAfterReadyS = cpuSeconds(cold) - cpuSeconds(atReady);
@@ -421,8 +425,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   // whatever --pods this run used: CPU per probe already carries the card fetches' share. The
   // operator probes an interface a little more often than once a period (the jitter draws each
   // visit 0.8-1.0 periods after the last): its own measured rate, not 1, times the 9.
-  const probesPerInterfacePeriod =
-    (probes(steady1) - probes(steady0)) / (opts.agents * opts.pods * 3) / Math.max(periods, 1e-9);
+  const probesPerInterfacePeriod = steadyProbes / (opts.agents * opts.pods * 3) / Math.max(periods, 1e-9);
   const ceiling = agentsPerCore(opCpuPerProbe, PROBES_PER_AGENT * probesPerInterfacePeriod);
   const bareCeiling = agentsPerCore(bareCpuPerProbe, PROBES_PER_AGENT);
   const coldReq = requests(cold);
@@ -431,10 +434,8 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const mib = (bytes: number) => fixed(bytes / 1024 ** 2, 1);
   const podsTotal = opts.agents * opts.pods;
   const rss = sumOf(end.samples, 'process_resident_memory_bytes');
-  const steadyCpuS = cpuSeconds(steady1) - cpuSeconds(steady0);
-  const steadyWindowS = (steady1.at - steady0.at) / 1000;
   // GC pauses in the steady window: scavenges (minor), and mark-compact with its incremental steps.
-  const pauseS = (kind: string) => gcSeconds(steady1, kind) - gcSeconds(steady0, kind);
+  const pauseS = (kind: string) => steadyDelta((m) => gcSeconds(m, kind));
   const minorPauseS = pauseS('minor');
   const majorPauseS = pauseS('major') + pauseS('incremental');
   const perPeriod = (n: number) => n / Math.max(periods, 1e-9);
@@ -494,8 +495,8 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     },
     {
       metric: 'API requests per reconcile, steady state',
-      value: fixed((requests(steady1) - requests(steady0)) / Math.max(1, steadyReconciles), 2),
-      note: `${requests(steady1) - requests(steady0)} requests / ${steadyReconciles} reconciles`,
+      value: fixed(steadyDelta(requests) / Math.max(1, steadyReconciles), 2),
+      note: `${steadyDelta(requests)} requests / ${steadyReconciles} reconciles`,
     },
     {
       metric: 'API writes per steady-state period',
@@ -510,10 +511,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     },
     {
       metric: 'mean reconcile duration, steady state (ms)',
-      value: fixed(
-        ((reconcileSeconds(steady1) - reconcileSeconds(steady0)) / Math.max(1, steadyReconciles)) * 1000,
-        1,
-      ),
+      value: fixed((steadyDelta(reconcileSeconds) / Math.max(1, steadyReconciles)) * 1000, 1),
     },
     {
       metric: 'operator CPU, steady state (% of one core)',
@@ -522,13 +520,13 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     },
     {
       metric: 'operator CPU, steady state: user / system (% of one core)',
-      value: `${fixed(((cpuUserSeconds(steady1) - cpuUserSeconds(steady0)) / steadyWindowS) * 100, 1)} / ${fixed(((cpuSystemSeconds(steady1) - cpuSystemSeconds(steady0)) / steadyWindowS) * 100, 1)}`,
+      value: `${fixed((steadyDelta(cpuUserSeconds) / steadyWindowS) * 100, 1)} / ${fixed((steadyDelta(cpuSystemSeconds) / steadyWindowS) * 100, 1)}`,
       note: "system: the kernel's side of the connections (connect, write, close), which the bare loop's CPU includes too",
     },
     {
       metric: 'operator GC pauses, steady state: minor / major (ms per period)',
       value: `${fixed(perPeriod(minorPauseS * 1000), 1)} / ${fixed(perPeriod(majorPauseS * 1000), 1)}`,
-      note: `per period: ${fixed(perPeriod(gcCount(steady1, 'minor') - gcCount(steady0, 'minor')), 1)} scavenges, ${fixed(perPeriod(gcCount(steady1, 'major') - gcCount(steady0, 'major')), 2)} mark-compacts (major: with their incremental marking steps); ${fixed(((minorPauseS + majorPauseS) / Math.max(steadyCpuS, 1e-9)) * 100, 1)} % of the operator's steady CPU. Main-thread pauses only: V8's concurrent marking and sweeping run on helper threads and count in the process CPU, not here`,
+      note: `per period: ${fixed(perPeriod(steadyDelta((m) => gcCount(m, 'minor'))), 1)} scavenges, ${fixed(perPeriod(steadyDelta((m) => gcCount(m, 'major'))), 2)} mark-compacts (major: with their incremental marking steps); ${fixed(((minorPauseS + majorPauseS) / Math.max(steadyCpuS, 1e-9)) * 100, 1)} % of the operator's steady CPU. Main-thread pauses only: V8's concurrent marking and sweeping run on helper threads and count in the process CPU, not here`,
     },
     {
       metric: 'CPU per probe: operator steady state / bare loop (ms)',
@@ -592,12 +590,12 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       coldAfterReadyS: (tConverged - readyAt) / 1000,
       bareS: bareMs / 1000,
       coldCpuS: cpuSeconds(cold),
-      steadyCpuPct: (steadyCpuS / ((steady1.at - steady0.at) / 1000)) * 100,
+      steadyCpuPct: (steadyCpuS / steadyWindowS) * 100,
       opCpuPerProbeMs: opCpuPerProbe,
       bareCpuPerProbeMs: bareCpuPerProbe,
       rssMiB: rss / 1024 ** 2,
       coldApiRequests: coldReq,
-      probesPerS: (probes(steady1) - probes(steady0)) / ((steady1.at - steady0.at) / 1000),
+      probesPerS: steadyProbes / steadyWindowS,
       agentsPerCore: ceiling,
     },
   };
