@@ -661,7 +661,7 @@ function throughputNote(opts: BenchOptions, largest: SizePoint): string {
   const head = `At ${largest.agents} agents and a ${opts.period} s period the steady state needs ${fixed(needed, 0)} interface probes/s; the operator made ${fixed(largest.probesPerS, 0)}/s (each probe is due again after 80-100 % of the period, so no verdict is older than a period) at ${fixed(largest.steadyCpuPct, 0)} % of a core`;
   return largest.probesPerS >= needed
     ? `${head}, so it kept up. Throughput can still run out before CPU does: each worker (\`--workers=${opts.workers}\`) holds one agent's probes and API writes, at most \`--probe-concurrency=${opts.probeConcurrency}\` probes are in flight, and when probes or the API server are slow, raise those before adding cores.`
-    : `${head}: it fell behind, bound by probe latency under \`--workers=${opts.workers}\` and \`--probe-concurrency=${opts.probeConcurrency}\`, not by CPU (read the reaction rows of that size).`;
+    : `${head}: it fell behind. Its own process was not CPU-bound: the limit was the latency of probes and API writes under \`--workers=${opts.workers}\` and \`--probe-concurrency=${opts.probeConcurrency}\`, and where the fleet and the control plane share the operator's cores, as here, that latency includes waiting for a core (read the reaction rows of that size).`;
 }
 
 function document(
