@@ -440,7 +440,9 @@ export class AgentReconciler {
       }
       if (failure.class === 'stalling')
         throw new TerminalError(`${failure.reason}: ${message}`, { cause: applyError });
-      if (failure.class === 'waiting') return { requeueAfterMs: spec.probe.periodSeconds * 1000 };
+      // Waiting on someone else (a conflicting object, RBAC): a routine revisit, not urgent.
+      if (failure.class === 'waiting')
+        return { requeueAfterMs: spec.probe.periodSeconds * 1000, priority: 'low' };
       throw applyError;
     }
     this.deps.observer?.decided?.(key, decision, enforce);
