@@ -125,7 +125,7 @@ export interface RoutingDecision {
 export interface ShrinkDecision extends ShrinkResult {
   /** Whether the published card loses interfaces (a port left without endpoints). */
   cardChanged: boolean;
-  /** The card to publish when `cardChanged`; undefined: nothing is left to advertise. */
+  /** The card to publish when `cardChanged` (undefined: nothing is left to advertise); undefined otherwise. */
   card: AdvertisedCard | undefined;
 }
 
@@ -187,8 +187,8 @@ export function decideShrink(
   pods: readonly PodObservation[],
   current: CurrentRouting | undefined,
 ): ShrinkDecision {
-  const cache = new Map<string, MappedInterface[]>();
-  const declared = (p: PodObservation): MappedInterface[] | undefined => {
+  const cache = new Map<string, readonly MappedInterface[]>();
+  const declared = (p: PodObservation): readonly MappedInterface[] | undefined => {
     if (!p.card?.ok) return undefined;
     let m = cache.get(p.card.digest);
     if (!m) cache.set(p.card.digest, (m = mapInterfaces(p.card.card, ctx)));
@@ -205,8 +205,10 @@ export function decideShrink(
   return {
     ...result,
     cardChanged,
+    // Built only when it is published: every visit's early shrink asks, and nearly always
+    // nothing is removed.
     card:
-      current?.card && result.advertised.length > 0
+      cardChanged && current?.card && result.advertised.length > 0
         ? advertisedCard(current.card, new Set(result.advertised))
         : undefined,
   };
@@ -219,8 +221,8 @@ export function decide(input: DecideInput): Decision {
   const ctx = { spec, namespace: input.namespace, serviceName };
   const candidates = input.pods.filter((p) => p.pod.candidate);
   const ref = referenceCard(candidates);
-  const mapCache = new Map<string, MappedInterface[]>();
-  const mappedFor = (p: PodObservation): MappedInterface[] | undefined => {
+  const mapCache = new Map<string, readonly MappedInterface[]>();
+  const mappedFor = (p: PodObservation): readonly MappedInterface[] | undefined => {
     if (!p.card?.ok) return undefined;
     let m = mapCache.get(p.card.digest);
     if (!m) {

@@ -25,7 +25,7 @@ import type { PodObservation } from './observed.js';
 
 export function gateDecisions(
   input: DecideInput,
-  mappedByKey: (p: PodObservation) => MappedInterface[] | undefined,
+  mappedByKey: (p: PodObservation) => readonly MappedInterface[] | undefined,
 ): GateDecision[] {
   if (input.spec.routing.mode !== 'Enforce') return []; // Observe writes status only
   const authOk = input.spec.routing.authRequired === 'Advertise';

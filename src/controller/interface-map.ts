@@ -54,7 +54,34 @@ export function operatorCheckOptions(ctx: MapContext): StaticCheckOptions {
   };
 }
 
-export function mapInterfaces(card: ParsedCard, ctx: MapContext): MappedInterface[] {
+/**
+ * The last mapping of each card object. mapInterfaces is pure in (card, spec, namespace,
+ * serviceName) and a reconcile asks it for the same card up to five times (observe, shrink,
+ * decide, apply), then again each visit while the card is unchanged (fetch-card keeps the parsed
+ * card of unchanged bytes; the published card is parsed once per ConfigMap object). The spec is
+ * compared by identity: a cached agent's parsed spec is one object until the agent changes
+ * (agent-spec.ts). Results are frozen: every caller shares them.
+ */
+const lastMapping = new WeakMap<
+  ParsedCard,
+  { spec: A2AAgentSpec; namespace: string; serviceName: string; mapped: readonly MappedInterface[] }
+>();
+
+export function mapInterfaces(card: ParsedCard, ctx: MapContext): readonly MappedInterface[] {
+  const held = lastMapping.get(card);
+  if (
+    held &&
+    held.spec === ctx.spec &&
+    held.namespace === ctx.namespace &&
+    held.serviceName === ctx.serviceName
+  )
+    return held.mapped;
+  const mapped = Object.freeze(mapEach(card, ctx).map((m) => Object.freeze(m)));
+  lastMapping.set(card, { spec: ctx.spec, namespace: ctx.namespace, serviceName: ctx.serviceName, mapped });
+  return mapped;
+}
+
+function mapEach(card: ParsedCard, ctx: MapContext): MappedInterface[] {
   const eligibility = interfaceEligibility(card, operatorCheckOptions(ctx));
   return card.interfaces.map((iface, i): MappedInterface => {
     const key = interfaceKey(iface);

@@ -322,7 +322,8 @@ describe('shrink: randomized (seeded) — removes only with evidence, never adds
         assert.ok(after[port]!.length > 0, `case ${n}: ${key} advertised with no endpoint`);
       }
       assert.equal(d.cardChanged, d.advertised.length < K.length, `case ${n}`);
-      assert.equal(d.card === undefined, d.advertised.length === 0, `case ${n}`);
+      // the card is built only to be published: when it loses interfaces and keeps some
+      assert.equal(d.card === undefined, !d.cardChanged || d.advertised.length === 0, `case ${n}`);
     }
   });
 });
