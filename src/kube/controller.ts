@@ -44,8 +44,8 @@ export interface ControllerObserver {
   /** Errors, terminal ones included, so the caller can log them with the key. */
   reconcileError?(key: string, error: unknown, terminal: boolean): void;
   queueDepth(depth: number): void;
-  /** Seconds a key waited in the queue after becoming ready. */
-  queueLatency(seconds: number): void;
+  /** Seconds a key waited in the queue after becoming ready, by the priority it was handed out at. */
+  queueLatency(seconds: number, priority: Priority): void;
 }
 
 export interface ControllerOptions {
@@ -86,7 +86,7 @@ export class Controller {
       baseDelayMs: opts.baseBackoffMs,
       maxDelayMs: opts.maxBackoffMs,
       onDepth: (n) => opts.observer?.queueDepth(n),
-      onLatency: (s) => opts.observer?.queueLatency(s),
+      onLatency: (s, priority) => opts.observer?.queueLatency(s, priority),
     });
   }
 

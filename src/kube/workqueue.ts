@@ -29,8 +29,8 @@ export interface WorkQueueOptions {
   clock?: Clock;
   /** Called with the number of queued (ready) keys whenever it changes. */
   onDepth?: (depth: number) => void;
-  /** Called on every hand-out with the seconds the key waited since it became ready. */
-  onLatency?: (seconds: number) => void;
+  /** Called on every hand-out with the seconds the key waited since it became ready, and its priority. */
+  onLatency?: (seconds: number, priority: Priority) => void;
 }
 
 export class WorkQueue {
@@ -196,10 +196,10 @@ export class WorkQueue {
   private handOut(key: string): string {
     this.processing.add(key);
     this.dirty.delete(key);
-    this.lowKeys.delete(key);
+    const priority: Priority = this.lowKeys.delete(key) ? 'low' : 'high';
     const since = this.readySince.get(key);
     this.readySince.delete(key);
-    if (since !== undefined) this.opts.onLatency?.((this.clock.now() - since) / 1000);
+    if (since !== undefined) this.opts.onLatency?.((this.clock.now() - since) / 1000, priority);
     return key;
   }
 

@@ -33,7 +33,8 @@ export class OperatorMetrics {
   });
   readonly queueLatency = new Histogram({
     name: 'a2a_operator_queue_latency_seconds',
-    help: 'Time a key waited in the queue after it became ready.',
+    help: 'Time a key waited in the queue after it became ready, by queue priority (high: events, retries, confirming a failure; low: routine revisits).',
+    labelNames: ['priority'],
     buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
     registers: [this.registry],
   });
@@ -117,6 +118,7 @@ export class OperatorMetrics {
     collectDefaultMetrics({ register: this.registry });
     // Zero series from the start, so rate() over them is 0 rather than empty before a first error.
     for (const terminal of ['true', 'false']) this.reconcileErrors.inc({ terminal }, 0);
+    for (const priority of ['high', 'low']) this.queueLatency.zero({ priority });
     this.leader.set(0);
   }
 
@@ -129,7 +131,7 @@ export class OperatorMetrics {
         onError(key, err, terminal);
       },
       queueDepth: (n) => this.queueDepth.set(n),
-      queueLatency: (s) => this.queueLatency.observe(s),
+      queueLatency: (s, priority) => this.queueLatency.observe({ priority }, s),
     };
   }
 

@@ -106,14 +106,26 @@ describe('WorkQueue', () => {
   it('reports depth and latency', async () => {
     const clock = new FakeClock();
     const depths: number[] = [];
-    const latencies: number[] = [];
-    const q = new WorkQueue({ clock, onDepth: (n) => depths.push(n), onLatency: (s) => latencies.push(s) });
+    const latencies: [number, string][] = [];
+    const q = new WorkQueue({
+      clock,
+      onDepth: (n) => depths.push(n),
+      onLatency: (s, priority) => latencies.push([s, priority]),
+    });
     q.add('a');
-    q.add('b');
+    q.add('b', 'low');
     await clock.advance(250);
     await q.get();
     assert.deepEqual(depths, [1, 2, 1]);
-    assert.deepEqual(latencies, [0.25]);
+    assert.deepEqual(latencies, [[0.25, 'high']]);
+    await clock.advance(100);
+    await q.get();
+    assert.deepEqual(latencies[1], [0.35, 'low'], 'a routine key reports its wait as low');
+    // a low key raised to high while it waited is handed out, and reported, as high
+    q.add('c', 'low');
+    q.add('c');
+    await q.get();
+    assert.deepEqual(latencies[2], [0, 'high']);
   });
 
   it('shutdown stops handing out keys and waits for in-flight ones', async () => {

@@ -128,10 +128,28 @@ test('no metric has a pod, IP, task or instance label', async () => {
   m.probeRound('shop/weather', 1, 30);
   m.probeDone('JSONRPC', 'Verified', 12);
   const allowed = new Set(['namespace', 'agent', 'name', 'kind', 'binding', 'url', 'state']);
-  allowed.add('outcome').add('terminal').add('method').add('resource').add('code').add('le');
+  allowed.add('outcome').add('terminal').add('method').add('resource').add('code').add('le').add('priority');
   for (const metric of await m.registry.getMetricsAsJSON()) {
     if (!metric.name.startsWith('a2a_operator_')) continue;
     for (const v of metric.values)
       for (const l of Object.keys(v.labels)) assert.ok(allowed.has(l), `${metric.name} has label ${l}`);
   }
+});
+
+test('queue latency is by priority, both series there from the start', async () => {
+  const m = new OperatorMetrics();
+  const count = async (priority: string) =>
+    (await m.registry.getSingleMetric('a2a_operator_queue_latency_seconds')!.get()).values.find(
+      (v) =>
+        (v as { metricName?: string }).metricName === 'a2a_operator_queue_latency_seconds_count' &&
+        v.labels.priority === priority,
+    )?.value;
+  assert.equal(await count('high'), 0, 'rate() over it is 0, not empty, before a first urgent key');
+  assert.equal(await count('low'), 0);
+  const observer = m.controllerObserver(() => undefined);
+  observer.queueLatency(7, 'high');
+  observer.queueLatency(0.2, 'low');
+  observer.queueLatency(0.1, 'low');
+  assert.equal(await count('high'), 1);
+  assert.equal(await count('low'), 2);
 });
