@@ -17,9 +17,20 @@
  * - after `shutdown()` no key is handed out; the returned promise resolves once every key
  *   handed out before has been marked `done`.
  */
+import TinyQueue from 'tinyqueue';
 import { realClock, type Clock, type TimerHandle } from './clock.js';
 
 export type Priority = 'high' | 'low';
+
+/** A key waiting for its time; `seq` orders keys due at the same millisecond first come, first out. */
+interface Waiting {
+  key: string;
+  at: number;
+  priority: Priority;
+  seq: number;
+}
+
+const byTime = (a: Waiting, b: Waiting): number => a.at - b.at || a.seq - b.seq;
 
 export interface WorkQueueOptions {
   /** First retry delay (default 5 ms); doubles per consecutive failure of a key. */
@@ -42,7 +53,15 @@ export class WorkQueue {
   private readonly processing = new Set<string>();
   /** When each queued key became ready, for the latency metric. */
   private readonly readySince = new Map<string, number>();
-  private readonly waiting = new Map<string, { at: number; priority: Priority }>();
+  /**
+   * Delayed keys: the map holds each key's one live entry, the heap orders entries by time.
+   * A steady fleet keeps every agent's revisit here, so finding the next one is a heap peek,
+   * not a scan of all of them per add and per timer. An entry the map no longer holds (the key
+   * was added now, or moved earlier) is stale and dropped when it reaches the top.
+   */
+  private readonly waiting = new Map<string, Waiting>();
+  private byTime = new TinyQueue<Waiting>([], byTime);
+  private seq = 0;
   private readonly failures = new Map<string, number>();
   private readonly getters: ((key: string | undefined) => void)[] = [];
   private timer: TimerHandle | undefined;
@@ -99,7 +118,9 @@ export class WorkQueue {
       prev.priority = priority;
       return;
     }
-    this.waiting.set(key, { at, priority });
+    const entry = { key, at, priority, seq: this.seq++ };
+    this.waiting.set(key, entry);
+    this.byTime.push(entry);
     this.schedule();
   }
 
@@ -163,6 +184,7 @@ export class WorkQueue {
       this.timer?.cancel();
       this.timer = undefined;
       this.waiting.clear();
+      this.byTime = new TinyQueue<Waiting>([], byTime);
       for (const g of this.getters.splice(0)) g(undefined);
     }
     if (this.processing.size === 0) return Promise.resolve();
@@ -203,10 +225,25 @@ export class WorkQueue {
     return key;
   }
 
+  /** The earliest live waiting entry, stale ones dropped on the way. */
+  private earliest(): Waiting | undefined {
+    let top = this.byTime.peek();
+    while (top !== undefined && this.waiting.get(top.key) !== top) {
+      this.byTime.pop();
+      top = this.byTime.peek();
+    }
+    // Stale entries of keys added now or moved earlier sink out only when their time comes; an
+    // event storm over a fleet with long delays could pile them up: rebuild from the live ones.
+    if (this.byTime.length > 2 * this.waiting.size + 64) {
+      this.byTime = new TinyQueue([...this.waiting.values()], byTime);
+      top = this.byTime.peek();
+    }
+    return top;
+  }
+
   /** Keeps one timer armed for the earliest waiting key. */
   private schedule(): void {
-    let earliest = Infinity;
-    for (const { at } of this.waiting.values()) earliest = Math.min(earliest, at);
+    const earliest = this.earliest()?.at ?? Infinity;
     if (earliest === this.timerAt && this.timer) return;
     this.timer?.cancel();
     this.timer = undefined;
@@ -219,11 +256,10 @@ export class WorkQueue {
     this.timer = undefined;
     this.timerAt = Infinity;
     const now = this.clock.now();
-    for (const [key, { at, priority }] of [...this.waiting]) {
-      if (at <= now) {
-        this.waiting.delete(key);
-        this.add(key, priority);
-      }
+    for (let e = this.earliest(); e !== undefined && e.at <= now; e = this.earliest()) {
+      this.byTime.pop();
+      this.waiting.delete(e.key);
+      this.add(e.key, e.priority);
     }
     this.schedule();
   }

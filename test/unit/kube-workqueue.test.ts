@@ -128,6 +128,96 @@ describe('WorkQueue', () => {
     assert.deepEqual(latencies[2], [0, 'high']);
   });
 
+  it('delayed keys come due in time order, first come first out at the same time', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue({ clock });
+    q.addAfter('c', 300);
+    q.addAfter('b', 200);
+    q.addAfter('a2', 100);
+    q.addAfter('a1', 100);
+    q.addAfter('a3', 100);
+    q.addAfter('b', 50); // moved earlier: its entry at 200 is stale
+    q.addAfter('c', 400); // later than it waits for: stays at 300
+    await clock.advance(1000);
+    const order: (string | undefined)[] = [];
+    while (q.len() > 0) order.push(await q.get());
+    assert.deepEqual(order, ['b', 'a2', 'a1', 'a3', 'c']);
+    assert.equal(q.waitingCount(), 0);
+    assert.equal(clock.pending(), 0, 'no timer left armed');
+  });
+
+  it('delayed keys: randomized (seeded) against a model, with event storms that leave stale entries', async () => {
+    let seed = 7;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const clock = new FakeClock();
+    const q = new WorkQueue({ clock });
+    const model = new Map<string, number>(); // key -> when it is due
+    const ready = new Set<string>();
+    const keys = Array.from({ length: 200 }, (_, i) => `ns/k${i}`);
+    for (let step = 0; step < 4000; step++) {
+      const key = keys[rand(keys.length)]!;
+      const op = rand(10);
+      if (step % 1000 === 500) {
+        // a storm: half the keys, waiting far ahead, are hit by an event three times over; the
+        // other half keep waiting through it (and through the rebuild of the stale heap)
+        const waiting = keys.filter((_, i) => i % 2 === 1);
+        for (const k of waiting) {
+          const delay = 1 + rand(60_000);
+          q.addAfter(k, delay);
+          const at = clock.now() + delay;
+          if (!ready.has(k) && (model.get(k) ?? Infinity) > at) model.set(k, at);
+        }
+        for (let round = 0; round < 3; round++) {
+          for (const k of keys.filter((_, i) => i % 2 === 0)) {
+            q.addAfter(k, 50_000 + rand(10_000));
+            q.add(k);
+            model.delete(k);
+            ready.add(k);
+          }
+          const got = new Set<string>();
+          while (q.len() > 0) got.add((await q.get())!);
+          for (const k of got) q.done(k);
+          assert.deepEqual([...got].sort(), [...ready].sort(), `step ${step}: storm round ${round}`);
+          ready.clear();
+        }
+      } else if (op < 5) {
+        const delay = 1 + rand(60_000);
+        q.addAfter(key, delay);
+        const at = clock.now() + delay;
+        if (!ready.has(key) && (model.get(key) ?? Infinity) > at) model.set(key, at);
+      } else if (op < 8) {
+        // an event: queued now, its pending revisit superseded (a stale entry far ahead)
+        q.add(key);
+        model.delete(key);
+        ready.add(key);
+      } else {
+        await clock.advance(rand(2_000));
+        for (const [k, at] of model)
+          if (at <= clock.now()) {
+            model.delete(k);
+            ready.add(k);
+          }
+        const got = new Set<string>();
+        while (q.len() > 0) {
+          const k = (await q.get())!;
+          assert.ok(!got.has(k), `step ${step}: ${k} handed out twice`);
+          got.add(k);
+          q.done(k);
+        }
+        assert.deepEqual([...got].sort(), [...ready].sort(), `step ${step}: keys due`);
+        ready.clear();
+        assert.equal(q.waitingCount(), model.size, `step ${step}: keys waiting`);
+      }
+    }
+    await clock.advance(120_000);
+    const rest = new Set<string>();
+    while (q.len() > 0) rest.add((await q.get())!);
+    assert.deepEqual([...rest].sort(), [...new Set([...model.keys(), ...ready])].sort());
+  });
+
   it('shutdown stops handing out keys and waits for in-flight ones', async () => {
     const q = new WorkQueue({ clock: new FakeClock() });
     q.add('a');
