@@ -153,6 +153,12 @@ export interface ReconcilerDeps {
   signer?: CardSigner;
   /** spec.probe.taskContinuity: Once (task-continuity.ts); without it the condition is never written. */
   continuity?: ContinuityBackend;
+  /**
+   * The keys (`namespace/name`) of the agents whose selector matches `labels`: the manager's
+   * SelectorIndex over the agent cache, kept by the same informer events. Gate ownership then
+   * reads only the agents that select a pod; without it every agent of the namespace is read.
+   */
+  selecting?: (namespace: string, labels: Record<string, string> | undefined) => string[];
 }
 
 /** Floor on requeue delays so a burst of due probes does not spin the queue. */
@@ -514,12 +520,30 @@ export class AgentReconciler {
   orphanGate(pod: V1Pod): boolean {
     const ns = pod.metadata?.namespace;
     // Most pod events are of pods with no False gate: answer those without reading the agents.
-    return ns !== undefined && holdsFalseGate(pod) && orphanGate(pod, this.gateAgents(ns));
+    return ns !== undefined && holdsFalseGate(pod) && orphanGate(pod, this.gateAgents(ns, [pod]));
   }
 
-  private gateAgents(namespace: string): GateAgent[] {
+  /**
+   * The agents (valid specs) that may own the gates of `pods`: with the selector index, those
+   * selecting one of them; without it, every agent of the namespace. The gate rules (gates.ts)
+   * test each agent's selector against each pod, so the two give the same answers. Every
+   * reconcile of a fleet that uses the gate asks: reading the whole namespace each time made
+   * that quadratic in the fleet.
+   */
+  private gateAgents(namespace: string, pods: readonly V1Pod[]): GateAgent[] {
+    const { selecting, agents } = this.deps;
+    let objects: AgentObject[];
+    if (selecting) {
+      const names = new Set<string>();
+      for (const p of pods) for (const key of selecting(namespace, p.metadata?.labels)) names.add(key);
+      objects = [];
+      for (const key of names) {
+        const a = agents.get(namespace, splitKey(key).name);
+        if (a) objects.push(a);
+      }
+    } else objects = agents.list(namespace);
     const out: GateAgent[] = [];
-    for (const a of this.deps.agents.list(namespace)) {
+    for (const a of objects) {
       const parsed = parsedAgentSpec(a.spec);
       if (!parsed.success) continue;
       out.push({
@@ -535,9 +559,9 @@ export class AgentReconciler {
   }
 
   private gatesOwnedElsewhere(name: string, spec: A2AAgentSpec, namespace: string): Map<string, string> {
-    const pods = this.podsMatching(spec, namespace);
-    if (!pods.some(listsGate)) return new Map();
-    return gatesOwnedElsewhere(name, pods, this.gateAgents(namespace));
+    const pods = this.podsMatching(spec, namespace).filter(listsGate);
+    if (pods.length === 0) return new Map();
+    return gatesOwnedElsewhere(name, pods, this.gateAgents(namespace, pods));
   }
 
   /** Sets True every False gate in the namespace that no agent owns (gates.ts). */
@@ -548,7 +572,7 @@ export class AgentReconciler {
       ? pods.byIndex(namespace, falseGateIndexKey(namespace))
       : pods.list(namespace).filter(holdsFalseGate);
     if (held.length === 0) return;
-    const released = releasedGates(held, this.gateAgents(namespace));
+    const released = releasedGates(held, this.gateAgents(namespace, held));
     for (const g of released) {
       await this.writeGate(namespace, g, signal);
       this.deps.log.info({ pod: `${namespace}/${g.pod}`, reason: g.reason }, 'readiness gate released');

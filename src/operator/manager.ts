@@ -141,6 +141,7 @@ export class Manager {
       events: this.events,
       log,
       signer: opts.signer,
+      selecting: (namespace, labels) => this.selectors.matching(namespace, labels),
       observer: {
         decided: (key, d, enforce) => this.metrics.agentDecided(key, d, enforce),
         probeRound: (key, n, period) => this.metrics.probeRound(key, n, period),
