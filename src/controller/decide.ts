@@ -153,6 +153,14 @@ export function publishedInterfaces(card: ParsedCard | undefined, ctx: MapContex
 }
 
 /**
+ * The interfaces of a pod's valid card with their ports; undefined without one. mapInterfaces
+ * keeps each card's mapping, so asking per pod, again and again, maps each card once.
+ */
+function mappedCard(p: PodObservation, ctx: MapContext): readonly MappedInterface[] | undefined {
+  return p.card?.ok ? mapInterfaces(p.card.card, ctx) : undefined;
+}
+
+/**
  * Evidence that a pod does not serve an interface: a failure confirmed by probes, a card that
  * no longer declares it, or a card that failed for good. Pending verdicts, unconfirmed failures
  * and probe-less verdicts of the spec mapping are not.
@@ -187,13 +195,7 @@ export function decideShrink(
   pods: readonly PodObservation[],
   current: CurrentRouting | undefined,
 ): ShrinkDecision {
-  const cache = new Map<string, readonly MappedInterface[]>();
-  const declared = (p: PodObservation): readonly MappedInterface[] | undefined => {
-    if (!p.card?.ok) return undefined;
-    let m = cache.get(p.card.digest);
-    if (!m) cache.set(p.card.digest, (m = mapInterfaces(p.card.card, ctx)));
-    return m;
-  };
+  const declared = (p: PodObservation) => mappedCard(p, ctx);
   const authOk = spec.routing.authRequired === 'Advertise';
   const published = publishedInterfaces(current?.card, ctx);
   const result = shrinkRouting(
@@ -221,16 +223,7 @@ export function decide(input: DecideInput): Decision {
   const ctx = { spec, namespace: input.namespace, serviceName };
   const candidates = input.pods.filter((p) => p.pod.candidate);
   const ref = referenceCard(candidates);
-  const mapCache = new Map<string, readonly MappedInterface[]>();
-  const mappedFor = (p: PodObservation): readonly MappedInterface[] | undefined => {
-    if (!p.card?.ok) return undefined;
-    let m = mapCache.get(p.card.digest);
-    if (!m) {
-      m = mapInterfaces(p.card.card, ctx);
-      mapCache.set(p.card.digest, m);
-    }
-    return m;
-  };
+  const mappedFor = (p: PodObservation) => mappedCard(p, ctx);
   const refMapped = ref ? mapInterfaces(ref.card, ctx) : [];
   const aggregated = refMapped
     .slice(0, MAX_INTERFACES)
