@@ -43,6 +43,13 @@ await build({
     js: "import { createRequire as __a2aCreateRequire } from 'node:module'; const require = __a2aCreateRequire(import.meta.url);",
   },
   // No keepNames: it wraps every function made at run time (each closure) in a defineProperty call.
+  // Whitespace and comments go: V8 keeps each module's source text on the heap for the process's
+  // life, and one non-Latin-1 character in a comment (a dependency's `’`) stores a whole chunk at
+  // two bytes a character: 11.1 -> 4.0 MiB of heap. Identifiers stay, so stack traces keep their
+  // function names; the linked source map gives files and lines (node --enable-source-maps).
+  minifyWhitespace: true,
+  // The licence notices esbuild would keep inline go to one file per chunk beside it.
+  legalComments: 'linked',
   sourcemap: 'linked',
   sourcesContent: false,
   logLevel: 'warning',
