@@ -27,7 +27,7 @@ import {
   type PodObservation,
 } from './observed.js';
 import { podPort, serviceHostNames } from './port-mapping.js';
-import type { ProbeBackend, ProbeCredentials } from './probe-backend.js';
+import type { CapabilityFinding, ProbeBackend, ProbeCredentials } from './probe-backend.js';
 import {
   capabilitiesDue,
   capabilitiesDueAt,
@@ -336,7 +336,7 @@ async function observeCapabilities(
   if (findings.every((f) => f.state === CapabilityState.NotProbed) && record) return;
   mem.capabilities ??= new Map();
   mem.capabilities.set(key, {
-    findings,
+    findings: findings.map((f) => siblingFinding(input.memory, mem, key, f) ?? f),
     dueAt: capabilitiesDueAt(
       findings,
       input.now(),
@@ -345,6 +345,25 @@ async function observeCapabilities(
     ),
     digest: card.digest,
   });
+}
+
+/**
+ * An equal finding another pod of the agent already holds for this interface, so the agent keeps
+ * one copy: its pods usually answer alike, and each finding's message (about 200 bytes, the
+ * largest text kept per pod) lives until the next capability probe. Findings are never mutated.
+ */
+function siblingFinding(
+  memory: AgentMemory,
+  self: PodMemory,
+  key: string,
+  f: CapabilityFinding,
+): CapabilityFinding | undefined {
+  for (const other of memory.pods.values()) {
+    if (other === self) continue;
+    const g = other.capabilities?.get(key)?.findings.find((x) => x.capability === f.capability);
+    if (g && g.state === f.state && g.declared === f.declared && g.message === f.message) return g;
+  }
+  return undefined;
 }
 
 /**
