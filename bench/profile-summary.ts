@@ -1,7 +1,8 @@
 /**
  * Summarises a V8 .cpuprofile (`node --cpu-prof`, e.g. the operator under
  * `npm run bench -- --operator-node-args="--cpu-prof --cpu-prof-dir=DIR"`): self time per
- * function, per file and per package, and inclusive time of the functions named with --focus.
+ * function, per file and per package, time per nearest own (src/) function on the stack, and
+ * inclusive time of the functions named with --focus.
  *
  *   npx tsx bench/profile-summary.ts DIR/CPU.*.cpuprofile [--top 40] [--focus name,name]
  *     [--from s] [--to s]   only the samples between these seconds after the profile started
@@ -146,6 +147,28 @@ for (const file of positionals) {
   table('self time per package', byPkg, total, top);
   table('self time per file', byFile, total, top);
   table('self time per function', byFn, total, top);
+  // Each sample charged to the nearest of the operator's own functions on its stack: who asked for
+  // the library, node and native time the tables above show only where it was spent. A sample
+  // with no own frame (a socket callback, a timer, GC) is charged to its leaf's package.
+  const nearest = new Map<number, string>();
+  const ownOf = (id: number): string => {
+    let key = nearest.get(id);
+    if (key !== undefined) return key;
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const f = original(byId.get(cur)!.callFrame);
+      if (f.url.includes('/src/') && !f.url.includes('/node_modules/')) {
+        key = `${f.functionName || '(anonymous)'} ${shortFile(f.url)}:${f.lineNumber + 1}`;
+        break;
+      }
+    }
+    key ??= `(no own frame) ${pkg(original(byId.get(id)!.callFrame).url)}`;
+    nearest.set(id, key);
+    return key;
+  };
+  const byOwn = new Map<string, number>();
+  for (const [id, us] of self)
+    if (byId.get(id)!.callFrame.functionName !== '(idle)') add(byOwn, ownOf(id), us);
+  table('time per nearest own function (src/)', byOwn, total, top);
   // Inclusive time of named functions (each sample counted once per focus name on its stack).
   for (const name of values.focus?.split(',') ?? []) {
     let incl = 0;
