@@ -16,3 +16,30 @@ export function parsedAgentSpec(spec: unknown): Parsed {
   if (!parsed) memo.set(spec, (parsed = A2AAgentSpec.safeParse(spec)));
   return parsed;
 }
+
+interface SpecHolder {
+  metadata?: { uid?: string; generation?: number };
+  spec?: unknown;
+}
+
+/**
+ * `next` carrying `cached`'s spec object when both are one object (same uid) at one generation,
+ * for the informer to cache. The API server bumps `metadata.generation` on every spec change of
+ * a custom resource with a status subresource, so a status write (two per agent on a cold
+ * start) or a label change leaves the spec as it was; keeping its object keeps every memo keyed
+ * on it (the parse above, the interface mapping), instead of parsing it again per watch event.
+ */
+export function withCachedSpec<T extends SpecHolder>(next: T, cached: T | undefined): T {
+  const uid = next.metadata?.uid;
+  const generation = next.metadata?.generation;
+  if (
+    cached === undefined ||
+    uid === undefined ||
+    generation === undefined ||
+    cached.metadata?.uid !== uid ||
+    cached.metadata?.generation !== generation
+  )
+    return next;
+  next.spec = cached.spec;
+  return next;
+}

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import type { V1ConfigMap, V1EndpointSlice, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { GROUP, PLURAL, VERSION } from '../api/a2aagent.js';
-import { parsedAgentSpec } from '../controller/agent-spec.js';
+import { parsedAgentSpec, withCachedSpec } from '../controller/agent-spec.js';
 import { AgentReconciler, type AgentObject, type CardSigner } from '../controller/reconciler.js';
 import { slimPod } from '../controller/slim-pod.js';
 import { falseGateIndexValue } from '../controller/gates.js';
@@ -17,6 +17,7 @@ import { KubeClient } from '../kube/client.js';
 import { loadKubeConfig } from '../kube/config.js';
 import { Controller, keyOf } from '../kube/controller.js';
 import { EventRecorder } from '../kube/events.js';
+import { stripManagedFields } from '../kube/informer.js';
 import { LeaderElector } from '../kube/leader-election.js';
 import { ApiLeaseStore } from '../kube/lease-store.js';
 import { SelectorIndex } from '../kube/selector-index.js';
@@ -111,7 +112,14 @@ export class Manager {
             log.warn({ err: errorText(err), resource: plural }, 'watch error; restarting with backoff'),
         },
       });
-    this.agents = set<AgentObject>(`/apis/${GROUP}/${VERSION}`, PLURAL);
+    // A status write leaves the spec alone: the cache keeps its object, and the parse memoized on it.
+    this.agents = set<AgentObject>(`/apis/${GROUP}/${VERSION}`, PLURAL, undefined, {
+      transform: (o) =>
+        withCachedSpec(
+          stripManagedFields(o),
+          this.agents.get(o.metadata?.namespace ?? '', o.metadata?.name ?? ''),
+        ),
+    });
     // Every pod of the watched namespaces is cached: keep only the fields the operator reads.
     // Indexed by a False readiness gate: releasing gates reads those pods, not the namespace.
     this.pods = set<V1Pod>('/api/v1', 'pods', undefined, { transform: slimPod, index: falseGateIndexValue });
