@@ -57,7 +57,10 @@ export interface RequestObserver {
 
 export interface KubeClientOptions {
   observer?: RequestObserver;
-  /** Per-request timeout (default 30 s). Watches do not go through this client. */
+  /**
+   * Per request (default 30 s): for the response headers, then for each gap in the body. Watches
+   * do not go through this client.
+   */
   timeoutMs?: number;
   /**
    * Asked before every write (anything but GET): false refuses it with `NotLeaderError`, sending
@@ -123,13 +126,17 @@ export class KubeClient {
         body = yamlSafeJson(req.body);
         headers['content-type'] = req.contentType ?? ContentType.json;
       }
-      const timeout = AbortSignal.timeout(this.timeoutMs);
+      // undici's own timeouts, not an AbortSignal.timeout joined to the caller's signal with
+      // AbortSignal.any: those cost 20-70 us and a timer per request (11 requests per agent on a
+      // cold start). Headers within timeoutMs, then no gap in the body longer than it.
       const res = await undiciRequest(url, {
         method: req.method,
         headers,
         body,
         dispatcher: this.agent,
-        signal: req.signal ? AbortSignal.any([req.signal, timeout]) : timeout,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        ...(req.signal ? { signal: req.signal } : {}),
       });
       status = res.statusCode;
       // Refused credentials: ask the kubeconfig again next time (a rotated token, a new exec credential).
