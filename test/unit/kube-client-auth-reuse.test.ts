@@ -6,10 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { AUTH_REUSE_MS, KubeClient } from '../../src/kube/client.js';
+import { loopbackKubeConfig } from './loopback-kubeconfig.js';
 
 test('auth headers: asked once per reuse window, again after it and after a 401', async () => {
   const sent: string[] = [];
@@ -24,21 +23,8 @@ test('auth headers: asked once per reuse window, again after it and after a 401'
     }
     res.end('{}');
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   let token = 'one';
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'c',
-        server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        skipTLSVerify: true,
-      },
-    ],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const kc = await loopbackKubeConfig(server);
   let asked = 0;
   const apply = kc.applyToHTTPSOptions.bind(kc);
   kc.applyToHTTPSOptions = async (opts) => {

@@ -5,10 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../src/kube/client.js';
+import { loopbackKubeConfig } from './loopback-kubeconfig.js';
 
 const TIMEOUT_MS = 300;
 
@@ -22,20 +21,7 @@ async function stallingServer(t: { after: (fn: () => unknown) => void }) {
     }
     // else: nothing at all
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'c',
-        server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        skipTLSVerify: true,
-      },
-    ],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const kc = await loopbackKubeConfig(server);
   const client = new KubeClient(kc, { timeoutMs: TIMEOUT_MS });
   t.after(async () => {
     for (const r of held) r.destroy();

@@ -4,11 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../src/kube/client.js';
 import { isNotLeader } from '../../src/kube/errors.js';
+import { loopbackKubeConfig } from './loopback-kubeconfig.js';
 
 test('writes are refused unsent while mayWrite() is false; reads always go out', async () => {
   const seen: string[] = [];
@@ -17,15 +16,7 @@ test('writes are refused unsent while mayWrite() is false; reads always go out',
     res.setHeader('content-type', 'application/json');
     res.end('{}');
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const kc = new KubeConfig();
-  const server_ = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: server_, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const kc = await loopbackKubeConfig(server);
   let leading = true;
   const client = new KubeClient(kc, { mayWrite: () => leading });
   try {
