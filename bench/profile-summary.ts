@@ -129,7 +129,20 @@ for (const file of positionals) {
   const byFn = new Map<string, number>();
   const byFile = new Map<string, number>();
   const byPkg = new Map<string, number>();
+  // Each sample also charged to the nearest of the operator's own functions on its stack: who
+  // asked for the library, node and native time the self-time tables show only where it was
+  // spent. A sample with no own frame (a socket callback, a timer, GC) goes to its leaf's package.
+  const byOwn = new Map<string, number>();
   const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
+  const label = (f: CallFrame) =>
+    `${f.functionName || '(anonymous)'} ${shortFile(f.url)}:${f.lineNumber + 1}`;
+  const own = (id: number): CallFrame | undefined => {
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const f = original(byId.get(cur)!.callFrame);
+      if (f.url.includes('/src/') && !f.url.includes('/node_modules/')) return f;
+    }
+    return undefined;
+  };
   for (const [id, us] of self) {
     const f = original(byId.get(id)!.callFrame);
     if (f.functionName === '(idle)') {
@@ -137,9 +150,11 @@ for (const file of positionals) {
       continue;
     }
     total += us;
-    add(byFn, `${f.functionName || '(anonymous)'} ${shortFile(f.url)}:${f.lineNumber + 1}`, us);
+    add(byFn, label(f), us);
     add(byFile, shortFile(f.url), us);
     add(byPkg, pkg(f.url), us);
+    const o = own(id);
+    add(byOwn, o ? label(o) : `(no own frame) ${pkg(f.url)}`, us);
   }
   console.log(
     `${file}: ${((p.endTime - p.startTime) / 1e6).toFixed(1)} s wall, ${(total / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle`,
@@ -147,27 +162,6 @@ for (const file of positionals) {
   table('self time per package', byPkg, total, top);
   table('self time per file', byFile, total, top);
   table('self time per function', byFn, total, top);
-  // Each sample charged to the nearest of the operator's own functions on its stack: who asked for
-  // the library, node and native time the tables above show only where it was spent. A sample
-  // with no own frame (a socket callback, a timer, GC) is charged to its leaf's package.
-  const nearest = new Map<number, string>();
-  const ownOf = (id: number): string => {
-    let key = nearest.get(id);
-    if (key !== undefined) return key;
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      const f = original(byId.get(cur)!.callFrame);
-      if (f.url.includes('/src/') && !f.url.includes('/node_modules/')) {
-        key = `${f.functionName || '(anonymous)'} ${shortFile(f.url)}:${f.lineNumber + 1}`;
-        break;
-      }
-    }
-    key ??= `(no own frame) ${pkg(original(byId.get(id)!.callFrame).url)}`;
-    nearest.set(id, key);
-    return key;
-  };
-  const byOwn = new Map<string, number>();
-  for (const [id, us] of self)
-    if (byId.get(id)!.callFrame.functionName !== '(idle)') add(byOwn, ownOf(id), us);
   table('time per nearest own function (src/)', byOwn, total, top);
   // Inclusive time of named functions (each sample counted once per focus name on its stack).
   for (const name of values.focus?.split(',') ?? []) {
