@@ -1,7 +1,8 @@
 /**
  * Summarises a V8 .cpuprofile (`node --cpu-prof`, e.g. the operator under
  * `npm run bench -- --operator-node-args="--cpu-prof --cpu-prof-dir=DIR"`): self time per
- * function, per file and per package, time per nearest own (src/) function on the stack, and
+ * function, per file and per package, time per nearest own (src/) function on the stack (and,
+ * for samples with none, the packages on the stack and the callback that entered them), and
  * inclusive time of the functions named with --focus.
  *
  *   npx tsx bench/profile-summary.ts DIR/CPU.*.cpuprofile [--top 40] [--focus name,name]
@@ -136,6 +137,32 @@ for (const file of positionals) {
   const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
   const label = (f: CallFrame) =>
     `${f.functionName || '(anonymous)'} ${shortFile(f.url)}:${f.lineNumber + 1}`;
+  // A sample with no own frame is a callback the event loop entered directly (a socket read, a
+  // timer, an immediate): charged to the packages on its stack and to the callback that entered
+  // it, which names the work (e.g. undici's onParserTimeout: idle keep-alive connections closed).
+  const byLibrary = new Map<string, number>();
+  const byEntry = new Map<string, number>();
+  const scheduler = new Set([
+    '(root)',
+    'processTicksAndRejections',
+    'runMicrotasks',
+    'processTimers',
+    'listOnTimeout',
+    'processImmediate',
+  ]);
+  const entered = (id: number): { libraries: string; entry: string } => {
+    const frames: CallFrame[] = [];
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur))
+      frames.push(original(byId.get(cur)!.callFrame));
+    const packages = new Set(frames.map((c) => pkg(c.url)));
+    const libraries =
+      [...packages]
+        .filter((k) => k !== 'node: internals' && k !== '(native/gc/idle)')
+        .sort()
+        .join(' + ') || 'node only';
+    const first = frames.findLast((c) => !scheduler.has(c.functionName));
+    return { libraries, entry: first ? label(first) : '(scheduler)' };
+  };
   const own = (id: number): CallFrame | undefined => {
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const f = original(byId.get(cur)!.callFrame);
@@ -155,6 +182,11 @@ for (const file of positionals) {
     add(byPkg, pkg(f.url), us);
     const o = own(id);
     add(byOwn, o ? label(o) : `(no own frame) ${pkg(f.url)}`, us);
+    if (!o) {
+      const { libraries, entry } = entered(id);
+      add(byLibrary, libraries, us);
+      add(byEntry, `${entry} [${libraries}]`, us);
+    }
   }
   console.log(
     `${file}: ${((p.endTime - p.startTime) / 1e6).toFixed(1)} s wall, ${(total / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle`,
@@ -163,6 +195,8 @@ for (const file of positionals) {
   table('self time per file', byFile, total, top);
   table('self time per function', byFn, total, top);
   table('time per nearest own function (src/)', byOwn, total, top);
+  table('no own frame: packages on the stack', byLibrary, total, top);
+  table('no own frame: the callback the event loop entered', byEntry, total, top);
   // Inclusive time of named functions (each sample counted once per focus name on its stack).
   for (const name of values.focus?.split(',') ?? []) {
     let incl = 0;
