@@ -32,6 +32,15 @@ import { parseOptions, usage, type BenchOptions } from './lib/options.js';
 import { agentsPerCore, ceilingRows, costSvg, costTable, type SizePoint } from './lib/cost-curve.js';
 import { podWithdrawal } from './lib/pod-withdrawal.js';
 import { parsePromText, sumBy, sumOf, type Sample } from './lib/prom-text.js';
+import {
+  cpuBetween,
+  describeSplit,
+  machineCores,
+  readCpu,
+  splitParts,
+  type CpuSplit,
+  type Role,
+} from './lib/machine-cpu.js';
 import { describeMachine, fixed, machineTable, markdownTable, type Row } from './lib/report.js';
 import { median, percentile, seeded, sleep } from './lib/stats.js';
 import { WatchMap } from './lib/watch-map.js';
@@ -248,6 +257,15 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   );
   const fleet = state.fleet;
   const fleetStartMs = performance.now() - fleetStarted;
+  // The machine's CPU by process, for the windows whose length the machine may bound.
+  const cores = machineCores();
+  const pids = (): Partial<Record<Role, (number | undefined)[]>> => ({
+    operator: [state.operator?.proc.child.pid],
+    'kube-apiserver': [cluster.controlPlane?.pids.apiserver],
+    etcd: [cluster.controlPlane?.pids.etcd],
+    fleet: fleet.processes.map((p) => p.proc?.child.pid),
+    benchmark: [process.pid],
+  });
   const fleetRss = await fleet.rssBytes();
   const probe = {
     periodSeconds: opts.period,
@@ -280,6 +298,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     held: { cards, reuse: true },
   });
   const rounds: BareRound[] = [];
+  const roundSplits: CpuSplit[] = [];
   const steadyRounds: (BareRound & { periodCpuMs: number })[] = [];
   // Rounds start a probe period apart, as the operator's visits do: connections then idle
   // between rounds exactly as long as the operator's, and the agents' keep-alive timeout
@@ -294,7 +313,12 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       return bareRound(ns, bare, lib, prober, shape);
     };
     await paced(firstVisit); // warm-up
-    for (let i = 0; i < opts.bareRounds; i++) rounds.push(await paced(firstVisit));
+    for (let i = 0; i < opts.bareRounds; i++) {
+      await sleep(Math.max(0, next - performance.now()));
+      const cpu0 = readCpu(pids());
+      rounds.push(await paced(firstVisit));
+      roundSplits.push(cpuBetween(cpu0, readCpu(pids()), cores));
+    }
     for (let i = 0; i < opts.bareRounds; i++) {
       // A steady round's CPU is that of its whole period, as the operator's steady figure counts
       // every second of its periods: work a round leaves behind (garbage collected after it
@@ -309,6 +333,10 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     await prober.close();
   }
   const bareMs = median(rounds.map((r) => r.ms));
+  // The machine during the median first-visit round (the one nearest bareMs).
+  const bareSplit = roundSplits.reduce((best, split, i) =>
+    Math.abs(rounds[i]!.ms - bareMs) < Math.abs(best.wallS * 1000 - bareMs) ? split : best,
+  );
   const bareSteadyMs = median(steadyRounds.map((r) => r.ms));
   const bareProbes = rounds[0]!;
   if ([...rounds, ...steadyRounds].some((r) => r.notVerified > 0))
@@ -375,8 +403,10 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   );
   await operator.waitReady(60_000);
   const readyAt = performance.now();
+  const cpuAtReady = readCpu(pids());
   const atReady = await scrape(operator);
   const tConverged = await convergedAt;
+  const coldSplit = cpuBetween(cpuAtReady, readCpu(pids()), cores);
   const cold = await scrape(operator);
   const tRouted = await routedAt;
   const unverified = names.filter((n) => !allVerified(agents.objects.get(`${ns}/${n}`), opts.pods));
@@ -387,6 +417,8 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     `cold start: ready ${fixed(readyAt - spawned, 0)} ms, converged ${fixed(coldMs, 0)} ms, ` +
       `routed ${fixed(tRouted - spawned, 0)} ms after spawn`,
   );
+  log(`machine CPU, /readyz -> converged: ${describeSplit(coldSplit)}`);
+  log(`machine CPU, a bare first-visit round: ${describeSplit(bareSplit)}`);
 
   // 3. Steady state: one period to settle, then a window of whole periods.
   await sleep(opts.period * 1000 + 2000);
@@ -477,6 +509,16 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       metric: 'CPU of the first visits: operator /readyz -> converged / a bare first-visit round (s)',
       value: `${fixed(coldCpuAfterReadyS, 2)} / ${s(bareColdCpuMs)} (${fixed((coldCpuAfterReadyS * 1000) / bareColdCpuMs, 1)}x)`,
       note: `the operator's process was busy ${fixed((100 * coldCpuAfterReadyS * 1000) / Math.max(1, tConverged - readyAt), 0)} % of the time from /readyz to convergence: near 100 % its cold start is bound by its CPU, and API round trips overlapped with probes do not shorten it; the bare loop's CPU is the bench process's during a round (client side only), median of ${opts.bareRounds}`,
+    },
+    {
+      metric: 'machine CPU, operator /readyz -> converged (core-seconds)',
+      value: splitValue(coldSplit),
+      note: `busy / available on ${coldSplit.cores} cores, by process (/proc): ${splitParts(coldSplit)}; the bare first-visit round below used ${fixed(bareSplit.busyS, 1)}: the control plane's share is work the bound does not do`,
+    },
+    {
+      metric: 'machine CPU, a bare first-visit round (core-seconds)',
+      value: splitValue(bareSplit),
+      note: `busy / available, by process: ${splitParts(bareSplit)}; the round nearest the median`,
     },
     {
       metric: 'bare loop, a steady-state round: cards + probes, capability calls for 1 agent in 10 (s)',
@@ -599,6 +641,12 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       agentsPerCore: ceiling,
     },
   };
+}
+
+/** "busy / available (percent)" of a window's machine CPU. */
+function splitValue(split: CpuSplit): string {
+  const available = split.wallS * split.cores;
+  return `${fixed(split.busyS, 1)} / ${fixed(available, 1)} (${fixed((100 * split.busyS) / Math.max(1e-9, available), 0)} %)`;
 }
 
 interface RunState {

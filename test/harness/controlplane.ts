@@ -229,6 +229,11 @@ export class ControlPlane {
     return this.etcdUrl;
   }
 
+  /** The running processes' pids (the benchmark splits the machine's CPU by them). */
+  get pids(): { apiserver?: number; etcd?: number } {
+    return { apiserver: this.apiserver?.child.pid, etcd: this.etcd?.child.pid };
+  }
+
   /** For process 'exit' handlers, where nothing async runs: kill and remove the work folder. */
   stopSync(): void {
     this.apiserver?.child.kill('SIGKILL');

@@ -1,0 +1,126 @@
+/**
+ * Where the machine's CPU went between two readings, by role: the operator, the control plane
+ * (kube-apiserver, etcd), the agent fleet, this benchmark, and the rest. A cold start on a
+ * machine whose cores the operator shares is bound by the machine, not by the operator alone;
+ * the split says by whom. Linux `/proc` only: a process's utime + stime (its own threads, not its
+ * children's), the machine's busy time from `/proc/stat`. Roles are given by pid, so other
+ * work on the machine (another bench, a CI run with its own API server) counts as the rest.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export const ROLES = ['operator', 'kube-apiserver', 'etcd', 'fleet', 'benchmark'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface CpuReading {
+  /** performance.now() at the reading. */
+  at: number;
+  /** Busy and total CPU time of the machine, all cores (s). */
+  machineBusyS: number;
+  machineTotalS: number;
+  /** CPU time per role (s), summed over its pids; a pid that is gone reads 0. */
+  byRole: Record<Role, number>;
+}
+
+export interface CpuSplit {
+  wallS: number;
+  /** Cores the machine has (from /proc/stat's per-CPU lines). */
+  cores: number;
+  /** CPU used by the whole machine over the window (core-seconds). */
+  busyS: number;
+  byRole: Record<Role, number>;
+  /** busyS less every role's (other processes and the kernel's own work). */
+  otherS: number;
+}
+
+/**
+ * `/proc/stat`'s aggregate line: busy = user + nice + system + irq + softirq + steal (guest time
+ * is already inside user), total adds idle and iowait. In clock ticks.
+ */
+export function parseProcStat(text: string): { busy: number; total: number; cores: number } {
+  const lines = text.split('\n');
+  const cpu = lines.find((l) => l.startsWith('cpu '));
+  if (!cpu) throw new Error('/proc/stat has no aggregate cpu line');
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = cpu
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map((v) => Number(v ?? 0));
+  const busy = user! + nice! + system! + irq! + softirq! + (steal ?? 0);
+  return {
+    busy,
+    total: busy + idle! + (iowait ?? 0),
+    cores: lines.filter((l) => /^cpu\d+ /.test(l)).length,
+  };
+}
+
+/**
+ * utime + stime of a `/proc/<pid>/stat` line, in clock ticks. The command name (field 2) is in
+ * parentheses and may itself hold spaces or parentheses: fields are counted after its last `)`.
+ */
+export function parsePidStat(text: string): number {
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // rest[0] is field 3 (state); utime and stime are fields 14 and 15.
+  return Number(rest[11]) + Number(rest[12]);
+}
+
+let ticksPerSecond: number | undefined;
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+function pidTicks(pid: number): number {
+  try {
+    return parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return 0;
+  }
+}
+
+/** Reads the machine and every role's pids now. */
+export function readCpu(pids: Partial<Record<Role, readonly (number | undefined)[]>>): CpuReading {
+  const hz = clockTicks();
+  const stat = parseProcStat(readFileSync('/proc/stat', 'utf8'));
+  const byRole = Object.fromEntries(
+    ROLES.map((r) => [r, (pids[r] ?? []).reduce<number>((s, pid) => s + (pid ? pidTicks(pid) : 0), 0) / hz]),
+  ) as Record<Role, number>;
+  return { at: performance.now(), machineBusyS: stat.busy / hz, machineTotalS: stat.total / hz, byRole };
+}
+
+/** What the machine and each role used between two readings. */
+export function cpuBetween(a: CpuReading, b: CpuReading, cores: number): CpuSplit {
+  const byRole = Object.fromEntries(ROLES.map((r) => [r, Math.max(0, b.byRole[r] - a.byRole[r])])) as Record<
+    Role,
+    number
+  >;
+  const busyS = Math.max(0, b.machineBusyS - a.machineBusyS);
+  const rolesS = ROLES.reduce((s, r) => s + byRole[r], 0);
+  return { wallS: (b.at - a.at) / 1000, cores, busyS, byRole, otherS: Math.max(0, busyS - rolesS) };
+}
+
+/** The machine's core count as /proc/stat lists them. */
+export function machineCores(): number {
+  return parseProcStat(readFileSync('/proc/stat', 'utf8')).cores;
+}
+
+/** "operator 31.2, kube-apiserver 40.1, ..., other 3.0" (core-seconds; roles that used none left out). */
+export function splitParts(s: CpuSplit): string {
+  return [
+    ...ROLES.filter((r) => s.byRole[r] > 0).map((r) => `${r} ${s.byRole[r].toFixed(1)}`),
+    `other ${s.otherS.toFixed(1)}`,
+  ].join(', ');
+}
+
+/** "93.1 of 100.2 core-seconds (93 % of 2 cores): operator 31.2, ...". */
+export function describeSplit(s: CpuSplit): string {
+  const available = s.wallS * s.cores;
+  const pct = (100 * s.busyS) / Math.max(1e-9, available);
+  return `${s.busyS.toFixed(1)} of ${available.toFixed(1)} core-seconds (${pct.toFixed(0)} % of ${s.cores} cores): ${splitParts(s)}`;
+}
