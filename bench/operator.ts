@@ -823,6 +823,11 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   (scraped at both), against the bench process's CPU during a bare first-visit round (median). The operator's
   share of the wall time from \`/readyz\` to convergence says whether its cold start waits (on the API server,
   on probes) or computes: near 100 % only less CPU per first visit shortens it.
+- **Machine CPU**: the whole machine's busy time from \`/proc/stat\` over the same window (and over the
+  median bare first-visit round), split by process from each pid's \`/proc/<pid>/stat\` (utime + stime): the
+  operator, kube-apiserver, etcd, the fleet processes, the benchmark; "other" is the rest (other processes,
+  the kernel's own threads). Near 100 % of the cores, the cold start is bound by the machine, and whatever
+  the control plane spends on the operator's API requests is time the bare loop does not pay.
 - **API requests per reconcile**: \`a2a_operator_api_requests_total\` (by verb and resource, with the reason)
   over the count of \`a2a_operator_reconcile_duration_seconds\` (watches are long-lived and not counted per event).
   **Writes per steady-state period**: POST/PUT/PATCH/DELETE requests over ${opts.steadyPeriods} probe periods,
