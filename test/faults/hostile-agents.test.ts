@@ -523,14 +523,17 @@ describe('hostile agents beside healthy ones', () => {
       `RSS grew by ${((maxRss - baselineRss) / 2 ** 20).toFixed(0)} MiB`,
     );
 
-    // Healthy agents: within 2x of their worst latency alone (behavioural, not a timing claim; the
-    // 2 s floor absorbs a GC pause when alone was quick). A quadratic regex on the slashes card
-    // blocked the event loop for hours, far past this.
+    // Healthy agents are not held up past the design's bound: a healthy reconcile may queue behind
+    // hostile ones, each holding a worker at most for its card fetch, its probes and its
+    // capability calls, each step bounded by the hostile agents' timeout. A blocked event loop
+    // (a quadratic regex on the slashes card once blocked it for hours) is far past this; a busy
+    // machine (another CI run beside this one doubled a worst case from 3.2 s to 6.4 s) is not.
     const worstAlone = Math.max(...baseline);
     const worstWith = Math.max(...withHostile);
+    const heldAtMostMs = 3 * HOSTILE_PROBE.timeoutSeconds * 1000;
     assert.ok(
-      worstWith <= Math.max(2 * worstAlone, worstAlone + 2_000),
-      `healthy reconcile latency ${worstWith}ms with hostile agents vs ${worstAlone}ms alone`,
+      worstWith <= Math.max(2 * worstAlone, worstAlone + heldAtMostMs),
+      `healthy reconcile latency ${worstWith}ms with hostile agents vs ${worstAlone}ms alone (bound: alone + ${heldAtMostMs}ms)`,
     );
     assert.deepEqual(failures, []);
   });
