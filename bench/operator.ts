@@ -38,6 +38,7 @@ import {
   machineCores,
   readCpu,
   splitParts,
+  splitValue,
   type CpuSplit,
   type Role,
 } from './lib/machine-cpu.js';
@@ -334,9 +335,11 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   }
   const bareMs = median(rounds.map((r) => r.ms));
   // The machine during the median first-visit round (the one nearest bareMs).
-  const bareSplit = roundSplits.reduce((best, split, i) =>
-    Math.abs(rounds[i]!.ms - bareMs) < Math.abs(best.wallS * 1000 - bareMs) ? split : best,
+  const nearestRound = rounds.reduce(
+    (best, r, i) => (Math.abs(r.ms - bareMs) < Math.abs(rounds[best]!.ms - bareMs) ? i : best),
+    0,
   );
+  const bareSplit = roundSplits[nearestRound]!;
   const bareSteadyMs = median(steadyRounds.map((r) => r.ms));
   const bareProbes = rounds[0]!;
   if ([...rounds, ...steadyRounds].some((r) => r.notVerified > 0))
@@ -641,12 +644,6 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       agentsPerCore: ceiling,
     },
   };
-}
-
-/** "busy / available (percent)" of a window's machine CPU. */
-function splitValue(split: CpuSplit): string {
-  const available = split.wallS * split.cores;
-  return `${fixed(split.busyS, 1)} / ${fixed(available, 1)} (${fixed((100 * split.busyS) / Math.max(1e-9, available), 0)} %)`;
 }
 
 interface RunState {

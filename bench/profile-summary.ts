@@ -150,10 +150,7 @@ for (const file of positionals) {
     'listOnTimeout',
     'processImmediate',
   ]);
-  const entered = (id: number): { libraries: string; entry: string } => {
-    const frames: CallFrame[] = [];
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur))
-      frames.push(original(byId.get(cur)!.callFrame));
+  const entered = (frames: CallFrame[]): { libraries: string; entry: string } => {
     const packages = new Set(frames.map((c) => pkg(c.url)));
     const libraries =
       [...packages]
@@ -163,13 +160,14 @@ for (const file of positionals) {
     const first = frames.findLast((c) => !scheduler.has(c.functionName));
     return { libraries, entry: first ? label(first) : '(scheduler)' };
   };
-  const own = (id: number): CallFrame | undefined => {
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      const f = original(byId.get(cur)!.callFrame);
-      if (f.url.includes('/src/') && !f.url.includes('/node_modules/')) return f;
-    }
-    return undefined;
+  /** The sample's stack, leaf first, each frame in its original source. */
+  const stack = (id: number): CallFrame[] => {
+    const frames: CallFrame[] = [];
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur))
+      frames.push(original(byId.get(cur)!.callFrame));
+    return frames;
   };
+  const isOwn = (f: CallFrame) => f.url.includes('/src/') && !f.url.includes('/node_modules/');
   for (const [id, us] of self) {
     const f = original(byId.get(id)!.callFrame);
     if (f.functionName === '(idle)') {
@@ -180,10 +178,11 @@ for (const file of positionals) {
     add(byFn, label(f), us);
     add(byFile, shortFile(f.url), us);
     add(byPkg, pkg(f.url), us);
-    const o = own(id);
+    const frames = stack(id);
+    const o = frames.find(isOwn);
     add(byOwn, o ? label(o) : `(no own frame) ${pkg(f.url)}`, us);
     if (!o) {
-      const { libraries, entry } = entered(id);
+      const { libraries, entry } = entered(frames);
       add(byLibrary, libraries, us);
       add(byEntry, `${entry} [${libraries}]`, us);
     }

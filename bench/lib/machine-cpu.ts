@@ -118,9 +118,20 @@ export function splitParts(s: CpuSplit): string {
   ].join(', ');
 }
 
+/** The window's busy and available core-seconds, and the busy share of what was available. */
+function busyOf(s: CpuSplit): { available: number; pct: number } {
+  const available = s.wallS * s.cores;
+  return { available, pct: (100 * s.busyS) / Math.max(1e-9, available) };
+}
+
+/** "93.1 / 100.2 (93 %)": busy / available core-seconds. */
+export function splitValue(s: CpuSplit): string {
+  const { available, pct } = busyOf(s);
+  return `${s.busyS.toFixed(1)} / ${available.toFixed(1)} (${pct.toFixed(0)} %)`;
+}
+
 /** "93.1 of 100.2 core-seconds (93 % of 2 cores): operator 31.2, ...". */
 export function describeSplit(s: CpuSplit): string {
-  const available = s.wallS * s.cores;
-  const pct = (100 * s.busyS) / Math.max(1e-9, available);
+  const { available, pct } = busyOf(s);
   return `${s.busyS.toFixed(1)} of ${available.toFixed(1)} core-seconds (${pct.toFixed(0)} % of ${s.cores} cores): ${splitParts(s)}`;
 }

@@ -8,6 +8,7 @@ import {
   parsePidStat,
   parseProcStat,
   readCpu,
+  splitValue,
   type CpuReading,
 } from '../../bench/lib/machine-cpu.js';
 
@@ -51,6 +52,7 @@ describe('machine CPU', () => {
       describeSplit(split),
       /^15\.0 of 20\.0 core-seconds \(75 % of 2 cores\): operator 4\.0, kube-apiserver 8\.0, other 3\.0$/,
     );
+    assert.equal(splitValue(split), '15.0 / 20.0 (75 %)');
     const gone = cpuBetween(at(0, 100, 10, 20), at(1000, 101, 0, 21), 2);
     assert.equal(gone.byRole.operator, 0);
     assert.equal(gone.otherS, 0);
