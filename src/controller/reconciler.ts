@@ -66,6 +66,7 @@ import {
   type ShrinkDecision,
 } from './decide.js';
 import { progressStatus, invalidSpecStatus } from './interim-status.js';
+import { DeferredWrite } from './deferred-write.js';
 import { observePods, rememberedObservations } from './observe-pods.js';
 import { CARD_VERIFIED_GATE, observePod } from './pod-state.js';
 import {
@@ -159,10 +160,18 @@ export interface ReconcilerDeps {
    * reads only the agents that select a pod; without it every agent of the namespace is read.
    */
   selecting?: (namespace: string, labels: Record<string, string> | undefined) => string[];
+  /**
+   * A first visit writes InProgress (Reconciling=True) only once it has run this long without
+   * a verdict; 0 writes it at once. Default PROGRESS_GRACE_MS.
+   */
+  progressGraceMs?: number;
 }
 
 /** Floor on requeue delays so a burst of due probes does not spin the queue. */
 const MIN_REQUEUE_MS = 200;
+
+/** How long a first visit may run before it writes InProgress (see DeferredWrite). */
+export const PROGRESS_GRACE_MS = 1000;
 
 function withoutProbeTime(s: A2AAgentStatus | undefined): A2AAgentStatus | undefined {
   if (!s) return s;
@@ -194,6 +203,20 @@ export class AgentReconciler {
   }
 
   reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
+    const pending: { progress?: DeferredWrite } = {};
+    try {
+      return await this.visit(key, signal, pending);
+    } finally {
+      // A visit that threw before its verdict leaves no InProgress write behind it.
+      pending.progress?.cancel();
+    }
+  };
+
+  private async visit(
+    key: string,
+    signal: AbortSignal,
+    pending: { progress?: DeferredWrite },
+  ): Promise<ReconcileResult> {
     const { namespace, name } = splitKey(key);
     let agent = this.readYourWrites(key, this.deps.agents.get(namespace, name));
     if (!agent || agent.metadata?.deletionTimestamp) {
@@ -221,20 +244,25 @@ export class AgentReconciler {
       return {};
     }
     const spec = parsed.data;
-    let progressWrite: Promise<void> | undefined;
     if (agent.status?.observedGeneration !== generation) {
       // First visit of this generation: say so while probing, so kstatus and Flux see
       // InProgress (Reconciling=True) rather than a stale or empty status (kstatus fails open).
-      // The write runs beside the probes (one round trip off a first visit's path) and is
-      // awaited before any other status write and before the decision is applied, so it is
-      // still this generation's first status; only the early shrink below (endpoints of pods
-      // that left, from memory) may write beside it. If it fails, the reconcile fails after
-      // probing, before anything is routed.
-      // The decision below starts from that status, so the verdict of the new generation is a
-      // transition of its own (and gets its Event).
+      // Only if the visit outlasts the grace (progressGraceMs): a quicker one writes its
+      // verdict instead, one status write rather than two (until then a new generation reads
+      // InProgress anyway, by its observedGeneration; a new agent has no status, docs/gitops.md).
+      // Once started, the write runs beside the probes and is awaited before any other status
+      // write and before the decision is applied, so it is still this generation's first
+      // status; only the early shrink below (endpoints of pods that left, from memory) may
+      // write beside it. If it fails, the reconcile fails after probing, before anything is
+      // routed.
+      // The decision below starts from that status, written or not, so the verdict of the new
+      // generation is a transition of its own (and gets its Event).
       const progress = progressStatus(agent.status, generation, this.now());
-      progressWrite = this.writeStatus(agent, progress, signal);
-      progressWrite.catch(() => undefined);
+      const stored = agent;
+      pending.progress = new DeferredWrite(
+        () => this.writeStatus(stored, progress, signal),
+        this.deps.progressGraceMs ?? PROGRESS_GRACE_MS,
+      );
       agent = { ...agent, status: progress };
     }
     const serviceName = serviceNameOf(spec, name);
@@ -310,7 +338,7 @@ export class AgentReconciler {
           }
         : {}),
     });
-    await progressWrite;
+    await pending.progress?.settle();
     this.deps.observer?.probed?.(observed.probes);
     // Interface probes only: a card "fetch" may have done no I/O (probe saturation), and the
     // staleness alert is about verdicts of verified interfaces, which only probes refresh.
@@ -469,7 +497,7 @@ export class AgentReconciler {
     return next === undefined
       ? { requeueAfterMs: spec.probe.periodSeconds * 1000, priority }
       : { requeueAfterMs: Math.max(MIN_REQUEUE_MS, next - this.now()), priority };
-  };
+  }
 
   /**
    * The fast removal path (pod events): applies the shrink rule from the caches and what memory

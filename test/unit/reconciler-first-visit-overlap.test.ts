@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { AgentReconciler, type AgentObject } from '../../src/controller/reconciler.js';
+import { AgentReconciler, PROGRESS_GRACE_MS, type AgentObject } from '../../src/controller/reconciler.js';
+import type { A2AAgentStatus } from '../../src/api/a2aagent.js';
 import type { ProbeBackend } from '../../src/controller/probe-backend.js';
 import type { ApiRequest, KubeClient } from '../../src/kube/client.js';
 import { ApiError } from '../../src/kube/errors.js';
@@ -24,12 +25,18 @@ interface Options {
   service?: KubernetesObject;
   /** The owned caches hold these (ns/a's objects from an earlier reconcile). */
   cached?: Record<'services' | 'slices' | 'configMaps', KubernetesObject[]>;
+  /** The reconciler's progressGraceMs; 0 here (InProgress written at once) unless a test says. */
+  graceMs?: number;
+  /** Each interface probe answers when this resolves (default: at once). */
+  probeGate?: (signal: AbortSignal | undefined) => Promise<void>;
 }
 
 interface Logged {
   what: string;
   /** Interface probes started when the request was made. */
   probesStarted: number;
+  /** The status a status write carried. */
+  status?: A2AAgentStatus;
 }
 
 function fixture(opts: Options = {}) {
@@ -45,7 +52,13 @@ function fixture(opts: Options = {}) {
     const what = `${req.method} ${req.path.replace(/^\/apis?\/[^/]+(\/[^/]+)?\/namespaces\/ns\//, '')}${
       req.query?.fieldSelector ? `?${String(req.query.fieldSelector)}` : ''
     }`;
-    log.push({ what, probesStarted });
+    log.push({
+      what,
+      probesStarted,
+      ...(req.method === 'PATCH' && req.path.endsWith('/status')
+        ? { status: (req.body as { status: A2AAgentStatus }).status }
+        : {}),
+    });
     if (opts.holdApiUntilProbe) await probeStarted;
     if (req.path.endsWith('/status') && req.path.includes('a2aagents')) {
       statusWrites++;
@@ -70,10 +83,11 @@ function fixture(opts: Options = {}) {
   } as unknown as KubeClient;
   const backend: ProbeBackend = {
     fetchCard: () => Promise.resolve({ kind: 'ok', body: oneInterfaceCard }),
-    probe: () => {
+    probe: async (req) => {
       probesStarted++;
       release();
-      return Promise.resolve({ state: 'Verified', reason: 'TaskNotFound', message: 'served', durationMs: 1 });
+      await opts.probeGate?.(req.signal);
+      return { state: 'Verified', reason: 'TaskNotFound', message: 'served', durationMs: 1 };
     },
   };
   // The caches hold plain objects; each kind's fields are not read here.
@@ -94,8 +108,10 @@ function fixture(opts: Options = {}) {
     backend,
     events: { record: () => undefined } as unknown as EventRecorder,
     log: pino({ level: 'silent' }),
+    progressGraceMs: opts.graceMs ?? 0,
   });
-  return { reconciler, log };
+  const statuses = () => log.filter((l) => l.what === 'PATCH a2aagents/a/status').map((l) => l.status!);
+  return { reconciler, log, statuses };
 }
 
 const signal = new AbortController().signal;
@@ -169,4 +185,58 @@ void test('names the caches hold are not read (steady state and a fresh leader w
     log.filter((l) => l.what.startsWith('GET ')).map((l) => l.what),
     [],
   );
+});
+
+const reconciling = (s: A2AAgentStatus) => s.conditions?.find((c) => c.type === 'Reconciling')?.status;
+
+void test('a first visit quicker than the grace writes one status, its verdict (no InProgress first)', async () => {
+  // The shipped grace, or a longer one when a busy machine makes this visit slower than that.
+  const graceMs = Math.max(PROGRESS_GRACE_MS, 30_000);
+  const { reconciler, statuses } = fixture({ graceMs });
+  await reconciler.reconcile('ns/a', signal);
+  const written = statuses();
+  assert.equal(written.length, 1, 'one status write');
+  assert.equal(reconciling(written[0]!), 'False');
+  assert.equal(written[0]!.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+  assert.equal(written[0]!.observedGeneration, 1);
+  // Nothing is left to fire after the visit (a timer left behind would also hold this file open).
+});
+
+void test('a first visit that outlasts the grace writes InProgress while probing, then its verdict', async () => {
+  let inProgressSeen: () => void = () => undefined;
+  const seen = new Promise<void>((r) => (inProgressSeen = r));
+  const fx = fixture({ graceMs: 50, probeGate: () => seen });
+  const visit = fx.reconciler.reconcile('ns/a', signal);
+  // The probe holds until the InProgress write arrives: the grace, not the probe, starts it.
+  const poll = setInterval(() => {
+    if (fx.statuses().length > 0) inProgressSeen();
+  }, 5);
+  await visit;
+  clearInterval(poll);
+  const written = fx.statuses();
+  assert.equal(written.length, 2);
+  assert.equal(reconciling(written[0]!), 'True', 'InProgress first');
+  assert.equal(written[0]!.observedGeneration, 1);
+  assert.equal(reconciling(written[1]!), 'False', 'then the verdict');
+  const writes = fx.log.filter((l) => !l.what.startsWith('GET ')).map((l) => l.what);
+  assert.equal(writes[0], 'PATCH a2aagents/a/status', 'before any routing write');
+  const first = fx.log.find((l) => l.status)!;
+  assert.ok(first.probesStarted > 0, 'written while the probe was running');
+});
+
+void test('a visit that ends before its verdict (aborted) leaves no InProgress write behind', async () => {
+  const abort = new AbortController();
+  const fx = fixture({
+    graceMs: 100,
+    probeGate: (s) =>
+      new Promise<void>((_, reject) => s?.addEventListener('abort', () => reject(s.reason as Error))),
+  });
+  const visit = fx.reconciler.reconcile('ns/a', abort.signal);
+  setTimeout(() => abort.abort(new Error('shutting down')), 20);
+  await visit.then(
+    () => undefined,
+    () => undefined,
+  );
+  await new Promise((r) => setTimeout(r, 250));
+  assert.deepEqual(fx.statuses(), [], 'no status written after the visit ended');
 });
