@@ -207,8 +207,10 @@ export class AgentReconciler {
     try {
       return await this.visit(key, signal, pending);
     } finally {
-      // A visit that threw before its verdict leaves no InProgress write behind it.
-      pending.progress?.cancel();
+      // A visit that threw before its verdict starts no InProgress write after it, and one
+      // already in flight ends before the key can be retried (a retry's verdict is not
+      // overwritten by it).
+      await pending.progress?.settle().catch(() => undefined);
     }
   };
 
@@ -256,7 +258,7 @@ export class AgentReconciler {
       // write beside it. If it fails, the reconcile fails after probing, before anything is
       // routed.
       // The decision below starts from that status, written or not, so the verdict of the new
-      // generation is a transition of its own (and gets its Event).
+      // generation is a transition of its own (lastTransitionTime, and an Event).
       const progress = progressStatus(agent.status, generation, this.now());
       const stored = agent;
       pending.progress = new DeferredWrite(
@@ -338,7 +340,6 @@ export class AgentReconciler {
           }
         : {}),
     });
-    await pending.progress?.settle();
     this.deps.observer?.probed?.(observed.probes);
     // Interface probes only: a card "fetch" may have done no I/O (probe saturation), and the
     // staleness alert is about verdicts of verified interfaces, which only probes refresh.
@@ -396,6 +397,9 @@ export class AgentReconciler {
     // The inventory (routing/inventory.ts): a deleted predecessor's objects go before anything
     // is applied under their names; in Observe mode everything the operator created goes.
     const keep = enforce ? { serviceName, configMapName: cardConfigMapName(name) } : undefined;
+    // The verdict is known: InProgress, if its grace ran out meanwhile, lands before anything
+    // else is written; otherwise it is not written.
+    await pending.progress?.settle();
     await attempt(() => this.prune(owner, keep, enforce, log, signal));
     // The apply phase: routing first, status after (status never claims an advertisement that
     // is not in place). A failure here ends in status (apply-failure.ts), then in the queue

@@ -39,7 +39,7 @@ describe('DeferredWrite', () => {
     assert.equal(writes, 0);
   });
 
-  it('the grace runs out: one write, and settle waits for it', async () => {
+  it('the grace runs out: one write, and settle waits for it', { timeout: 10_000 }, async () => {
     let writes = 0;
     let finished = false;
     const w = new DeferredWrite(async () => {
@@ -56,18 +56,22 @@ describe('DeferredWrite', () => {
     assert.equal(writes, 1);
   });
 
-  it("a started write's failure reaches settle, and is not unhandled before it", async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (e: unknown) => unhandled.push(e);
-    process.on('unhandledRejection', onUnhandled);
-    try {
-      const w = new DeferredWrite(() => Promise.reject(new Error('etcd timeout')), 5);
-      await started(w);
-      await sleep(20);
-      await assert.rejects(w.settle(), /etcd timeout/);
-      assert.deepEqual(unhandled, []);
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-    }
-  });
+  it(
+    "a started write's failure reaches settle, and is not unhandled before it",
+    { timeout: 10_000 },
+    async () => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (e: unknown) => unhandled.push(e);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const w = new DeferredWrite(() => Promise.reject(new Error('etcd timeout')), 5);
+        await started(w);
+        await sleep(20);
+        await assert.rejects(w.settle(), /etcd timeout/);
+        assert.deepEqual(unhandled, []);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    },
+  );
 });

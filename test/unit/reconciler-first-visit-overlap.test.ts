@@ -27,6 +27,8 @@ interface Options {
   cached?: Record<'services' | 'slices' | 'configMaps', KubernetesObject[]>;
   /** The reconciler's progressGraceMs; 0 here (InProgress written at once) unless a test says. */
   graceMs?: number;
+  /** Status writes answer when this resolves (default: at once). */
+  statusGate?: Promise<void>;
   /** Each interface probe answers when this resolves (default: at once). */
   probeGate?: (signal: AbortSignal | undefined) => Promise<void>;
 }
@@ -62,6 +64,7 @@ function fixture(opts: Options = {}) {
     if (opts.holdApiUntilProbe) await probeStarted;
     if (req.path.endsWith('/status') && req.path.includes('a2aagents')) {
       statusWrites++;
+      await opts.statusGate;
       if (statusWrites === 1 && opts.failProgress)
         throw new ApiError(opts.failProgress, 'InternalError', 'etcd timeout', 'PATCH');
       return {
@@ -202,41 +205,75 @@ void test('a first visit quicker than the grace writes one status, its verdict (
   // Nothing is left to fire after the visit (a timer left behind would also hold this file open).
 });
 
-void test('a first visit that outlasts the grace writes InProgress while probing, then its verdict', async () => {
-  let inProgressSeen: () => void = () => undefined;
-  const seen = new Promise<void>((r) => (inProgressSeen = r));
-  const fx = fixture({ graceMs: 50, probeGate: () => seen });
-  const visit = fx.reconciler.reconcile('ns/a', signal);
-  // The probe holds until the InProgress write arrives: the grace, not the probe, starts it.
-  const poll = setInterval(() => {
-    if (fx.statuses().length > 0) inProgressSeen();
-  }, 5);
-  await visit;
-  clearInterval(poll);
-  const written = fx.statuses();
-  assert.equal(written.length, 2);
-  assert.equal(reconciling(written[0]!), 'True', 'InProgress first');
-  assert.equal(written[0]!.observedGeneration, 1);
-  assert.equal(reconciling(written[1]!), 'False', 'then the verdict');
-  const writes = fx.log.filter((l) => !l.what.startsWith('GET ')).map((l) => l.what);
-  assert.equal(writes[0], 'PATCH a2aagents/a/status', 'before any routing write');
-  const first = fx.log.find((l) => l.status)!;
-  assert.ok(first.probesStarted > 0, 'written while the probe was running');
-});
+void test(
+  'a first visit that outlasts the grace writes InProgress while probing, then its verdict',
+  { timeout: 20_000 },
+  async () => {
+    let inProgressSeen: () => void = () => undefined;
+    const seen = new Promise<void>((r) => (inProgressSeen = r));
+    const fx = fixture({ graceMs: 50, probeGate: () => seen });
+    const visit = fx.reconciler.reconcile('ns/a', signal);
+    // The probe holds until the InProgress write arrives: the grace, not the probe, starts it.
+    const poll = setInterval(() => {
+      if (fx.statuses().length > 0) inProgressSeen();
+    }, 5);
+    await visit;
+    clearInterval(poll);
+    const written = fx.statuses();
+    assert.equal(written.length, 2);
+    assert.equal(reconciling(written[0]!), 'True', 'InProgress first');
+    assert.equal(written[0]!.observedGeneration, 1);
+    assert.equal(reconciling(written[1]!), 'False', 'then the verdict');
+    const writes = fx.log.filter((l) => !l.what.startsWith('GET ')).map((l) => l.what);
+    assert.equal(writes[0], 'PATCH a2aagents/a/status', 'before any routing write');
+    const first = fx.log.find((l) => l.status)!;
+    assert.ok(first.probesStarted > 0, 'written while the probe was running');
+  },
+);
 
-void test('a visit that ends before its verdict (aborted) leaves no InProgress write behind', async () => {
-  const abort = new AbortController();
-  const fx = fixture({
-    graceMs: 100,
-    probeGate: (s) =>
-      new Promise<void>((_, reject) => s?.addEventListener('abort', () => reject(s.reason as Error))),
-  });
-  const visit = fx.reconciler.reconcile('ns/a', abort.signal);
-  setTimeout(() => abort.abort(new Error('shutting down')), 20);
-  await visit.then(
-    () => undefined,
-    () => undefined,
-  );
-  await new Promise((r) => setTimeout(r, 250));
-  assert.deepEqual(fx.statuses(), [], 'no status written after the visit ended');
-});
+void test(
+  'a visit that ends before its verdict (aborted) leaves no InProgress write behind',
+  { timeout: 20_000 },
+  async () => {
+    const abort = new AbortController();
+    const fx = fixture({
+      graceMs: 100,
+      probeGate: (s) =>
+        new Promise<void>((_, reject) => s?.addEventListener('abort', () => reject(s.reason as Error))),
+    });
+    const visit = fx.reconciler.reconcile('ns/a', abort.signal);
+    setTimeout(() => abort.abort(new Error('shutting down')), 20);
+    await visit.then(
+      () => undefined,
+      () => undefined,
+    );
+    await new Promise((r) => setTimeout(r, 250));
+    assert.deepEqual(fx.statuses(), [], 'no status written after the visit ended');
+  },
+);
+
+void test(
+  'an InProgress write in flight when the visit fails ends before the visit does',
+  { timeout: 20_000 },
+  async () => {
+    let releaseStatus: () => void = () => undefined;
+    const statusGate = new Promise<void>((r) => (releaseStatus = r));
+    const abort = new AbortController();
+    const fx = fixture({
+      graceMs: 10,
+      statusGate,
+      probeGate: (s) =>
+        new Promise<void>((_, reject) => s?.addEventListener('abort', () => reject(s.reason as Error))),
+    });
+    let visitEnded = false;
+    const visit = fx.reconciler.reconcile('ns/a', abort.signal).finally(() => (visitEnded = true));
+    visit.catch(() => undefined);
+    while (fx.statuses().length === 0) await new Promise((r) => setTimeout(r, 5));
+    abort.abort(new Error('shutting down'));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(visitEnded, false, 'the visit waits for its InProgress write');
+    releaseStatus();
+    await assert.rejects(visit);
+    assert.equal(fx.statuses().length, 1, 'InProgress only, no verdict');
+  },
+);
