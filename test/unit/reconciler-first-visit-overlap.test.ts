@@ -190,6 +190,17 @@ void test('names the caches hold are not read (steady state and a fresh leader w
   );
 });
 
+/** A promise and the function that resolves it. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** A probe that answers only by failing when the visit is aborted. */
+const untilAborted = (s: AbortSignal | undefined) =>
+  new Promise<void>((_, reject) => s?.addEventListener('abort', () => reject(s.reason as Error)));
+
 const reconciling = (s: A2AAgentStatus) => s.conditions?.find((c) => c.type === 'Reconciling')?.status;
 
 void test('a first visit quicker than the grace writes one status, its verdict (no InProgress first)', async () => {
@@ -209,13 +220,12 @@ void test(
   'a first visit that outlasts the grace writes InProgress while probing, then its verdict',
   { timeout: 20_000 },
   async () => {
-    let inProgressSeen: () => void = () => undefined;
-    const seen = new Promise<void>((r) => (inProgressSeen = r));
-    const fx = fixture({ graceMs: 50, probeGate: () => seen });
+    const seen = deferred();
+    const fx = fixture({ graceMs: 50, probeGate: () => seen.promise });
     const visit = fx.reconciler.reconcile('ns/a', signal);
     // The probe holds until the InProgress write arrives: the grace, not the probe, starts it.
     const poll = setInterval(() => {
-      if (fx.statuses().length > 0) inProgressSeen();
+      if (fx.statuses().length > 0) seen.resolve();
     }, 5);
     await visit;
     clearInterval(poll);
@@ -238,8 +248,7 @@ void test(
     const abort = new AbortController();
     const fx = fixture({
       graceMs: 100,
-      probeGate: (s) =>
-        new Promise<void>((_, reject) => s?.addEventListener('abort', () => reject(s.reason as Error))),
+      probeGate: untilAborted,
     });
     const visit = fx.reconciler.reconcile('ns/a', abort.signal);
     setTimeout(() => abort.abort(new Error('shutting down')), 20);
@@ -256,14 +265,12 @@ void test(
   'an InProgress write in flight when the visit fails ends before the visit does',
   { timeout: 20_000 },
   async () => {
-    let releaseStatus: () => void = () => undefined;
-    const statusGate = new Promise<void>((r) => (releaseStatus = r));
+    const statusGate = deferred();
     const abort = new AbortController();
     const fx = fixture({
       graceMs: 10,
-      statusGate,
-      probeGate: (s) =>
-        new Promise<void>((_, reject) => s?.addEventListener('abort', () => reject(s.reason as Error))),
+      statusGate: statusGate.promise,
+      probeGate: untilAborted,
     });
     let visitEnded = false;
     const visit = fx.reconciler.reconcile('ns/a', abort.signal).finally(() => (visitEnded = true));
@@ -272,7 +279,7 @@ void test(
     abort.abort(new Error('shutting down'));
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(visitEnded, false, 'the visit waits for its InProgress write');
-    releaseStatus();
+    statusGate.resolve();
     await assert.rejects(visit);
     assert.equal(fx.statuses().length, 1, 'InProgress only, no verdict');
   },
