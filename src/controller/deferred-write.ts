@@ -1,3 +1,5 @@
+import { realClock, type Clock, type TimerHandle } from '../kube/clock.js';
+
 /**
  * A write that starts only if it is still wanted after a grace period: a first visit's
  * InProgress status (Reconciling=True) is worth an API write when the visit takes a while, and
@@ -5,16 +7,17 @@
  * visit instead of two; the A2AAgent status apply is the API server's costliest request).
  */
 export class DeferredWrite {
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: TimerHandle | undefined;
   private started: Promise<void> | undefined;
 
   /** `graceMs <= 0` starts the write now. */
   constructor(
     private readonly write: () => Promise<void>,
     graceMs: number,
+    clock: Clock = realClock,
   ) {
     if (graceMs <= 0) this.start();
-    else this.timer = setTimeout(() => this.start(), graceMs);
+    else this.timer = clock.setTimer(() => this.start(), graceMs);
   }
 
   /** Whether the write was started (by the grace running out). */
@@ -33,7 +36,7 @@ export class DeferredWrite {
 
   /** Drops a write not started yet (the visit ended, or threw, before its grace ran out). */
   cancel(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
   }
 
