@@ -252,6 +252,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       agents: names,
       podsPerAgent: opts.pods,
       agentsPerProcess: opts.agentsPerProcess,
+      ...(opts.agentKeepAlive === undefined ? {} : { keepAliveMs: opts.agentKeepAlive * 1000 }),
       log,
     },
     state.fleet,
@@ -744,7 +745,7 @@ ${opts.sizes.join(', ')} A2AAgents x ${opts.pods} pods x 3 bindings (JSON-RPC an
 protocol 1.0), served by a multiplexed fleet (\`test/agents/fleet-server.ts\`): each fleet process runs in its own
 network namespace and serves ${opts.agentsPerProcess} agents' pods, every pod address its own \`@a2a-js/sdk\` agent bound to
 that address (its own card naming its agent's Service, its own JSON-RPC, REST and gRPC listeners), one Pod
-object per address; every address is dialled. The control plane is a real kube-apiserver + etcd
+object per address; every address is dialled. The agents keep an idle HTTP connection ${opts.agentKeepAlive ?? 5} s${opts.agentKeepAlive === undefined ? " (Node's default, as the SDK's servers)" : ' (`--agent-keep-alive`)'}. The control plane is a real kube-apiserver + etcd
 (\`test/harness\`); the operator is the bundled \`node dist/cli/main.js run\` (as the image runs it; the bench
 runs \`npm run build\` first) as a child process (\`--log-level=info --workers=${opts.workers}
 --probe-concurrency=${opts.probeConcurrency}\`), probe period ${opts.period} s, timeout ${opts.timeout} s,

@@ -55,6 +55,8 @@ export interface FleetOptions {
   agentsPerProcess: number;
   /** Processes started at once (each boots tsx and the SDK: CPU-heavy on a small machine). */
   startConcurrency?: number;
+  /** The agents' HTTP keep-alive timeout (ms); default Node's (5 s). */
+  keepAliveMs?: number;
   log?: (line: string) => void;
 }
 
@@ -159,7 +161,10 @@ export async function startFleet(
       // Each address names its own agent's Service in its card, as a real agent's pod would.
       addresses: p.pods.map((pod) => ({
         ip: pod.ip,
-        config: healthyAgentConfig(`${pod.agent}.${opts.namespace}.svc`),
+        config: healthyAgentConfig(
+          `${pod.agent}.${opts.namespace}.svc`,
+          opts.keepAliveMs === undefined ? {} : { http: { port: 8080, keepAliveMs: opts.keepAliveMs } },
+        ),
       })),
     };
     const file = join(dir, `fleet-${p.index}.json`);

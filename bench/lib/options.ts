@@ -22,6 +22,8 @@ export interface BenchOptions {
   out: string;
   /** Node.js options for the operator process only, before its entry point, e.g. --cpu-prof. */
   operatorNodeArgs: string;
+  /** The fleet's HTTP keep-alive timeout in seconds; undefined: Node's default (5 s). */
+  agentKeepAlive?: number;
 }
 
 export const usage = `usage: npm run bench -- [options]
@@ -47,6 +49,9 @@ writes them to docs/benchmarks.md.
   --agents-per-process <n>  agents whose pods one fleet process serves, every pod address its
                             own SDK agent (default 100)
   --bare-rounds <n>         measured rounds of the bare loop; the median is reported (default 3)
+  --agent-keep-alive <s>    how long the fleet's agents keep an idle HTTP connection (default
+                            Node's 5 s, which the SDK's servers keep): below the probe period,
+                            every visit opens new connections, on both sides of the comparison
   --seed <n>                seed for the choice of which process breaks (default 1)
   --out <file>              results file (default docs/benchmarks.md)
   --no-write                print only; leave the results file and the plot alone
@@ -83,6 +88,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
       'agents-per-process': { type: 'string' },
       'bare-rounds': { type: 'string' },
       seed: { type: 'string' },
+      'agent-keep-alive': { type: 'string' },
       out: { type: 'string' },
       sizes: { type: 'string' },
       'operator-node-args': { type: 'string' },
@@ -114,5 +120,8 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     write: !values['no-write'],
     out: values.out ?? 'docs/benchmarks.md',
     operatorNodeArgs: values['operator-node-args'] ?? '',
+    ...(values['agent-keep-alive'] === undefined
+      ? {}
+      : { agentKeepAlive: positive(values['agent-keep-alive'], 'agent-keep-alive', 0) }),
   };
 }

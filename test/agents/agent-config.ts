@@ -26,6 +26,11 @@ export interface HttpListenerConfig {
   /** Mount path of the REST handler; null leaves it unmounted. Default `/a2a/rest`. */
   restPath?: string | null;
   mode?: HttpMode;
+  /**
+   * How long the server keeps an idle connection (Node's `server.keepAliveTimeout`, which it also
+   * sends as `Keep-Alive: timeout=`). Default Node's, 5 s.
+   */
+  keepAliveMs?: number;
 }
 
 export interface GrpcListenerConfig {

@@ -139,6 +139,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     const server = httpConfig.tls
       ? createHttpsServer({ cert: httpConfig.tls.cert, key: httpConfig.tls.key }, dispatch)
       : createHttpServer(dispatch);
+    if (httpConfig.keepAliveMs !== undefined) server.keepAliveTimeout = httpConfig.keepAliveMs;
     server.on('connection', () => connections.http++);
     server.on('secureConnection', (socket: TLSSocket) => sni.push(socket.servername || undefined));
     ports.http = await listen(server, host, httpConfig.port ?? 0);

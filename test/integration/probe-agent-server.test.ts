@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { AgentPorts } from '../agents/agent-config.js';
+import type { AgentConfig, AgentPorts } from '../agents/agent-config.js';
+import { startAgent } from '../agents/start-agent.js';
 import { Prober } from '../../src/probe/index.js';
 import { fetchCard } from '../../src/probe/index.js';
 
@@ -61,4 +62,21 @@ void test('agent-server.ts: READY, control endpoint, SIGTERM', async () => {
     await prober.close();
     child.kill('SIGKILL');
   }
+});
+
+void test('an agent keeps idle HTTP connections as long as its config says (bench --agent-keep-alive)', async () => {
+  // Node's servers say their idle timeout in the Keep-Alive header; clients (undici, the
+  // Prober) close a connection before it. The bench's fleet sets it to measure connection reuse.
+  const keepAlive = async (config: AgentConfig): Promise<string | null> => {
+    const agent = await startAgent(config);
+    try {
+      const res = await fetch(`http://127.0.0.1:${agent.ports.http}/.well-known/agent-card.json`);
+      await res.arrayBuffer();
+      return res.headers.get('keep-alive');
+    } finally {
+      await agent.close();
+    }
+  };
+  assert.equal(await keepAlive({ http: { keepAliveMs: 30_000 } }), 'timeout=30');
+  assert.equal(await keepAlive({ http: {} }), 'timeout=5');
 });
