@@ -9,6 +9,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AgentConfig } from '../../test/agents/agent-config.js';
 import type { FleetServerConfig } from '../../test/agents/fleet-server.js';
 import { REPO_ROOT } from '../../test/harness/binaries.js';
 import type { Cluster } from '../../test/harness/cluster.js';
@@ -98,6 +99,12 @@ export class Fleet {
   }
 }
 
+/** The agent's HTTP listener as configured, keeping idle connections `keepAliveMs` if given. */
+function withKeepAlive(config: AgentConfig, keepAliveMs: number | undefined): AgentConfig {
+  if (keepAliveMs === undefined || !config.http) return config;
+  return { ...config, http: { ...config.http, keepAliveMs } };
+}
+
 async function readyLine(proc: Managed, timeoutMs: number): Promise<{ startMs: number }> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -161,10 +168,7 @@ export async function startFleet(
       // Each address names its own agent's Service in its card, as a real agent's pod would.
       addresses: p.pods.map((pod) => ({
         ip: pod.ip,
-        config: healthyAgentConfig(
-          `${pod.agent}.${opts.namespace}.svc`,
-          opts.keepAliveMs === undefined ? {} : { http: { port: 8080, keepAliveMs: opts.keepAliveMs } },
-        ),
+        config: withKeepAlive(healthyAgentConfig(`${pod.agent}.${opts.namespace}.svc`), opts.keepAliveMs),
       })),
     };
     const file = join(dir, `fleet-${p.index}.json`);
