@@ -108,6 +108,7 @@ const requests = (m: Metrics) => sumOf(m.samples, 'a2a_operator_api_requests_tot
 const writes = (m: Metrics) =>
   sumOf(m.samples, 'a2a_operator_api_requests_total', (l) => WRITE_METHODS.has(l.method ?? ''));
 const reconciles = (m: Metrics) => sumOf(m.samples, 'a2a_operator_reconcile_duration_seconds_count');
+const unchangedReconciles = (m: Metrics) => sumOf(m.samples, 'a2a_operator_reconciles_unchanged_total');
 const reconcileSeconds = (m: Metrics) => sumOf(m.samples, 'a2a_operator_reconcile_duration_seconds_sum');
 const probes = (m: Metrics) => sumOf(m.samples, 'a2a_operator_probes_total');
 const cpuSeconds = (m: Metrics) => sumOf(m.samples, 'process_cpu_seconds_total');
@@ -553,7 +554,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     {
       metric: 'reconciles per steady-state period',
       value: fixed(steadyReconciles / periods, 1),
-      note: `${opts.agents} agents`,
+      note: `${opts.agents} agents; ${fixed((100 * steadyDelta(unchangedReconciles)) / Math.max(1, steadyReconciles), 0)} % of them unchanged (the inputs of a visit that changed nothing: decide and apply skipped)`,
     },
     {
       metric: 'mean reconcile duration, steady state (ms)',

@@ -10,6 +10,7 @@ import type { CapabilityRecord, ProbeRecord } from './probe-memory.js';
 import type { PodCard } from './observed.js';
 import type { CapabilityFinding } from './probe-backend.js';
 import type { ConditionInput } from '../api/condition-helpers.js';
+import type { InputsPrint } from './quiet-visit.js';
 
 export interface CardMemory {
   /** Last good card, kept through unconfirmed fetch failures. */
@@ -38,6 +39,8 @@ export interface AgentMemory {
   pods: Map<string, PodMemory>;
   /** spec.probe.taskContinuity: the card digest it last ran for, and its condition. */
   continuity?: { digest: string; condition: ConditionInput };
+  /** The inputs of the last visit when it changed nothing (quiet-visit.ts); unset after one that did. */
+  quiet?: InputsPrint;
 }
 
 export class MemoryStore {

@@ -52,7 +52,14 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { applyFailedStatus, applyFailureMessage } from './apply-failure.js';
 import { mapInterfaces } from './interface-map.js';
 import { MemoryStore } from './agent-memory.js';
-import { applyRouting, applyShrink, pruneOwned, serviceConflict, type OwnedCaches } from './apply-routing.js';
+import {
+  applyRouting,
+  applyShrink,
+  inventory,
+  pruneOwned,
+  serviceConflict,
+  type OwnedCaches,
+} from './apply-routing.js';
 import type { Keep } from '../routing/inventory.js';
 import { currentRouting } from './current-routing.js';
 import { resolveCredentials } from './credentials.js';
@@ -92,6 +99,8 @@ import {
 import { seedFromRouting } from './probe-memory.js';
 import { nextCondition } from '../api/condition-helpers.js';
 import { taskContinuityCondition, type ContinuityBackend } from './task-continuity.js';
+import { inputsPrint, samePrint } from './quiet-visit.js';
+import type { ObserveResult } from './observe-pods.js';
 
 /**
  * Observations checked against the pod cache after probing (probes take time): a pod that left
@@ -128,6 +137,8 @@ export interface ReconcileObserver {
   decided?(key: string, decision: Decision, enforce: boolean): void;
   /** The agent is gone: drop its series (a reconcile that probed through the delete re-set them). */
   removed?(key: string): void;
+  /** A visit with the inputs of the last one, which changed nothing: decide and apply were skipped (quiet-visit.ts). */
+  unchanged?(key: string): void;
 }
 
 /** Signs an advertised card with a private JWK (routing/card-signing.ts). */
@@ -165,6 +176,11 @@ export interface ReconcilerDeps {
    * a verdict; 0 writes it at once. Default PROGRESS_GRACE_MS.
    */
   progressGraceMs?: number;
+  /**
+   * Skip decide and the apply phase when a visit's inputs are those of the last visit and that
+   * one changed nothing (quiet-visit.ts). Default true; tests turn it off to compare.
+   */
+  quietVisits?: boolean;
 }
 
 /** Floor on requeue delays so a burst of due probes does not spin the queue. */
@@ -261,10 +277,9 @@ export class AgentReconciler {
       // generation is a transition of its own (lastTransitionTime, and an Event).
       const progress = progressStatus(agent.status, generation, this.now());
       const stored = agent;
-      pending.progress = new DeferredWrite(
-        () => this.writeStatus(stored, progress, signal),
-        this.deps.progressGraceMs ?? PROGRESS_GRACE_MS,
-      );
+      pending.progress = new DeferredWrite(async () => {
+        await this.writeStatus(stored, progress, signal);
+      }, this.deps.progressGraceMs ?? PROGRESS_GRACE_MS);
       agent = { ...agent, status: progress };
     }
     const serviceName = serviceNameOf(spec, name);
@@ -351,6 +366,35 @@ export class AgentReconciler {
     // Probes take time: a pod that left meanwhile is no candidate of this decision.
     const observations = stillCandidates(observed.observations, this.selectedPods(spec, namespace));
     const gateOwnedElsewhere = enforce ? this.gatesOwnedElsewhere(name, spec, namespace) : undefined;
+    // The steady fast path (quiet-visit.ts). Not on a generation's first visit (its status is
+    // InProgress until a verdict), nor with task continuity (its condition has its own schedule).
+    const print =
+      this.deps.quietVisits !== false &&
+      !pending.progress &&
+      !(this.deps.continuity && spec.probe.taskContinuity !== 'Off')
+        ? inputsPrint({
+            agent: { uid: owner.uid, resourceVersion: agent.metadata?.resourceVersion },
+            observations,
+            specProblems: problems,
+            serviceConflict: conflict,
+            gateOwnedElsewhere,
+            owned: inventory(this.deps.owned, namespace, name),
+            signingKey,
+          })
+        : undefined;
+    if (print && memory.quiet && samePrint(memory.quiet, print)) {
+      // Gates of other agents' pods are released namespace-wide on every visit (level-based).
+      try {
+        await this.releaseGates(namespace, signal);
+      } catch (err) {
+        memory.quiet = undefined;
+        throw err;
+      }
+      this.deps.observer?.unchanged?.(key);
+      return this.nextVisit(spec, problems, observed);
+    }
+    memory.quiet = undefined;
+    let writes = 0;
     const decision = decide({
       name,
       namespace,
@@ -400,7 +444,9 @@ export class AgentReconciler {
     // The verdict is known: InProgress, if its grace ran out meanwhile, lands before anything
     // else is written; otherwise it is not written.
     await pending.progress?.settle();
-    await attempt(() => this.prune(owner, keep, enforce, log, signal));
+    await attempt(async () => {
+      writes += await this.prune(owner, keep, enforce, log, signal);
+    });
     // The apply phase: routing first, status after (status never claims an advertisement that
     // is not in place). A failure here ends in status (apply-failure.ts), then in the queue
     // action its class calls for.
@@ -417,7 +463,7 @@ export class AgentReconciler {
         const unavailable =
           decision.status.conditions?.find((c) => c.type === 'Advertised')?.message ?? 'nothing verified';
         const interim = ref.interim ? await signed(ref.interim.card) : undefined;
-        await applyRouting(
+        const applied = await applyRouting(
           this.deps.client,
           this.deps.owned,
           owner,
@@ -435,16 +481,27 @@ export class AgentReconciler {
           signal,
           early,
         );
+        writes += applied.writes;
       } else if (decision.shrink) {
         const { card, tag } = await signed(decision.shrink.card);
         if (card !== decision.shrink.card && decision.status.advertised)
           decision.status.advertised.signatures = 'Resigned';
-        await this.applyShrinkDecision(owner, serviceName, { ...decision.shrink, card }, log, signal, tag);
+        writes += await this.applyShrinkDecision(
+          owner,
+          serviceName,
+          { ...decision.shrink, card },
+          log,
+          signal,
+          tag,
+        );
       }
     });
     // What the spec no longer names (an old serviceName's Service and slices) goes after the
     // new routing is in place.
-    if (enforce) await attempt(() => this.prune(owner, keep, false, log, signal));
+    if (enforce)
+      await attempt(async () => {
+        writes += await this.prune(owner, keep, false, log, signal);
+      });
     await attempt(async () => {
       for (const g of decision.gates) await this.writeGate(namespace, g, signal);
       // Observe writes no gate; one it wrote False while enforcing must not hold the pod back.
@@ -484,11 +541,28 @@ export class AgentReconciler {
       throw applyError;
     }
     this.deps.observer?.decided?.(key, decision, enforce);
-    await this.writeStatus(agent, decision.status, signal);
+    const statusWritten = await this.writeStatus(agent, decision.status, signal);
+    // Changed nothing: the next visit with these inputs decides the same (quiet-visit.ts).
+    if (
+      print &&
+      !statusWritten &&
+      writes === 0 &&
+      decision.events.length === 0 &&
+      decision.gates.length === 0
+    )
+      memory.quiet = print;
     const regarding = { apiVersion: API_VERSION, kind: KIND, namespace, name, uid: owner.uid };
     for (const e of decision.events) this.deps.events.record(regarding, e.type, e.reason, e.message);
     for (const e of decision.events) log.info({ event: e.reason, type: e.type }, e.message);
+    return this.nextVisit(spec, problems, observed);
+  }
 
+  /** When to come back: at the period, sooner for what falls due first or confirms a failure. */
+  private nextVisit(
+    spec: A2AAgentSpec,
+    problems: readonly SpecProblem[],
+    observed: ObserveResult,
+  ): ReconcileResult {
     if (problems.length > 0) {
       // Stalled: nothing to probe until a person acts; look again at the probe period in case
       // the missing object appears (Secrets are not watched: least privilege).
@@ -530,13 +604,14 @@ export class AgentReconciler {
     return {};
   };
 
+  /** Deletes what the inventory no longer keeps; returns how many objects went. */
   private async prune(
     owner: Owner,
     keep: Keep | undefined,
     onlyPredecessors: boolean,
     log: Logger,
     signal: AbortSignal,
-  ): Promise<void> {
+  ): Promise<number> {
     const { pruned } = await pruneOwned(
       this.deps.client,
       this.deps.owned,
@@ -546,6 +621,7 @@ export class AgentReconciler {
       signal,
     );
     if (pruned.length > 0) log.info({ pruned }, 'pruned objects the spec no longer names');
+    return pruned.length;
   }
 
   /** Whether a pod holds a False gate no agent owns (pod events enqueue a release for it). */
@@ -716,7 +792,7 @@ export class AgentReconciler {
     log: Logger,
     signal: AbortSignal,
     signedFrom?: string,
-  ): Promise<void> {
+  ): Promise<number> {
     const { writes } = await applyShrink(
       this.deps.client,
       this.deps.owned,
@@ -742,6 +818,7 @@ export class AgentReconciler {
       for (const r of shrink.removed)
         log.info({ slice: r.slice, address: r.address, pod: r.pod }, `withdrawn: ${r.why}`);
     }
+    return writes;
   }
 
   /** The cached agent, with the status this replica wrote instead when the cache has not caught up. */
@@ -760,8 +837,13 @@ export class AgentReconciler {
     return cached;
   }
 
-  private async writeStatus(agent: AgentObject, status: A2AAgentStatus, signal: AbortSignal): Promise<void> {
-    if (semanticEqual(withoutProbeTime(agent.status), withoutProbeTime(status))) return;
+  /** Writes status unless it is what the agent shows; returns whether it wrote. */
+  private async writeStatus(
+    agent: AgentObject,
+    status: A2AAgentStatus,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    if (semanticEqual(withoutProbeTime(agent.status), withoutProbeTime(status))) return false;
     const key = `${agent.metadata!.namespace!}/${agent.metadata!.name!}`;
     const prev = this.written.get(key);
     const stale = new Set(prev?.stale);
@@ -784,6 +866,7 @@ export class AgentReconciler {
     if (resourceVersion !== undefined) stale.delete(resourceVersion);
     this.written.set(key, { stale, resourceVersion, status: res?.status ?? status });
     this.deps.observer?.statusWritten?.();
+    return true;
   }
 }
 

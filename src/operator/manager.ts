@@ -154,6 +154,7 @@ export class Manager {
         decided: (key, d, enforce) => this.metrics.agentDecided(key, d, enforce),
         probeRound: (key, n, period) => this.metrics.probeRound(key, n, period),
         removed: (key) => this.metrics.agentRemoved(key),
+        unchanged: () => this.metrics.reconcilesUnchanged.inc(),
       },
     });
     this.controller = new Controller({

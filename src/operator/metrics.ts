@@ -26,6 +26,11 @@ export class OperatorMetrics {
     labelNames: ['terminal'],
     registers: [this.registry],
   });
+  readonly reconcilesUnchanged = new Counter({
+    name: 'a2a_operator_reconciles_unchanged_total',
+    help: 'Reconciles whose inputs were those of the last one, which changed nothing: decide and the apply phase were skipped.',
+    registers: [this.registry],
+  });
   readonly queueDepth = new Gauge({
     name: 'a2a_operator_queue_depth',
     help: 'Keys waiting in the work queue.',
