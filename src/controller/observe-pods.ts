@@ -282,6 +282,14 @@ export async function observePods(visit: ObserveInput): Promise<ObserveResult> {
       );
       // Records of interfaces this card no longer declares are dropped.
       const live = new Set(mapped.map((m) => m.key));
+      // In card order, not the order the probes answered in: equal observations compare equal
+      // (quiet-visit.ts).
+      const answered = new Map(verdicts);
+      verdicts.clear();
+      for (const m of mapped) {
+        const v = answered.get(m.key);
+        if (v) verdicts.set(m.key, v);
+      }
       for (const k of mem.probes.keys()) if (!live.has(k)) mem.probes.delete(k);
       for (const k of mem.capabilities?.keys() ?? []) if (!live.has(k)) mem.capabilities!.delete(k);
       const capabilities = new Map([...(mem.capabilities ?? [])].map(([k, r]) => [k, r.findings]));

@@ -63,6 +63,9 @@ export function recordProbe(
   timing: ProbeTiming,
 ): ProbeRecord {
   const random = timing.random ?? Math.random;
+  // Only the verdict's own fields: an answer's durationMs (metrics) differs every probe, and a
+  // verdict that changes with nothing changed would defeat the steady fast path (quiet-visit.ts).
+  outcome = { state: outcome.state, reason: outcome.reason, message: outcome.message };
   if (outcome.state === InterfaceState.Pending) {
     // Not probed (out of time, or the reconcile aborted): no verdict, so no failure counted;
     // what was known stays, and the probe is due again at once.

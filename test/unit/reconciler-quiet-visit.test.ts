@@ -39,7 +39,7 @@ const endpointsOf = (o: KubernetesObject | undefined): unknown =>
 type Kind = 'services' | 'endpointslices' | 'configmaps';
 
 /** One agent, one pod and an in-memory API server whose caches see every write at once. */
-function world(quietVisits: boolean) {
+function world(quietVisits: boolean, opts: { jitter?: boolean } = {}) {
   let rv = 100;
   const w = {
     agent: agentObject(
@@ -117,7 +117,12 @@ function world(quietVisits: boolean) {
   });
   const backend: ProbeBackend = {
     fetchCard: () => Promise.resolve({ kind: 'ok', body: structuredClone(w.card) }),
-    probe: () => Promise.resolve(w.answer),
+    // jitter: answers of any duration, in any order (as a real agent's).
+    probe: async () => {
+      if (!opts.jitter) return w.answer;
+      await new Promise((r) => setTimeout(r, Math.random() * 5));
+      return { ...w.answer, durationMs: Math.random() * 5 };
+    },
   };
   const reconciler = new AgentReconciler({
     client,
@@ -165,6 +170,13 @@ void test('steady state: the visit after a quiet one skips decide and writes not
   assert.equal(w.unchanged, 5, 'every later steady visit takes the fast path');
   assert.equal(w.decided, decided, 'and decides nothing');
   assert.equal(w.writes.length, writes, 'and writes nothing');
+});
+
+void test('answers of any duration, in any order, leave a steady agent steady', async () => {
+  const w = world(true, { jitter: true });
+  w.card = twoInterfaceCard;
+  for (let i = 0; i < 8; i++) await w.visit();
+  assert.equal(w.unchanged, 6, 'every visit after the first two');
 });
 
 /** A world in steady state, its fast path taken once. */
