@@ -23,6 +23,7 @@ import {
   seeded,
   seedFromEnv,
   sleep,
+  repeat,
   Uptime,
 } from './support.js';
 
@@ -103,57 +104,57 @@ describe('leader failover under load', () => {
     const churn = churnGrpc(pods, grpc, random, () => 500 + random() * 2000);
     const violations: string[] = [];
     let observations = 0;
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        for (const a of AGENTS) {
-          const o = await observeRouting(cluster, ns, a).catch(() => undefined);
-          if (!o) continue;
-          observations++;
-          const from = leading.windowStart(o.at, D_MS);
-          for (const ip of o.slices.get(`${a}-grpc`) ?? [])
-            if (!grpc.upDuring(ip, from, o.at))
-              violations.push(`${o.at}: ${a} routes gRPC to ${ip}, down since ${from}`);
-          if ((o.slices.get(`${a}-http`) ?? []).length !== 2)
-            violations.push(`${o.at}: ${a} http routes to ${(o.slices.get(`${a}-http`) ?? []).length}/2`);
-        }
+    const watcher = repeat(async () => {
+      for (const a of AGENTS) {
+        const o = await observeRouting(cluster, ns, a).catch(() => undefined);
+        if (!o) continue;
+        observations++;
+        const from = leading.windowStart(o.at, D_MS);
+        for (const ip of o.slices.get(`${a}-grpc`) ?? [])
+          if (!grpc.upDuring(ip, from, o.at))
+            violations.push(`${o.at}: ${a} routes gRPC to ${ip}, down since ${from}`);
+        if ((o.slices.get(`${a}-http`) ?? []).length !== 2)
+          violations.push(`${o.at}: ${a} http routes to ${(o.slices.get(`${a}-http`) ?? []).length}/2`);
       }
-    })();
-
-    for (let f = 0; f < FAILOVERS; f++) {
-      await sleep(3_000 + random() * 3_000); // under load: probes and reconciles in flight
-      const leader = await holder();
-      const standby = [...ops.keys()].find((id) => id !== leader)!;
-      assert.equal(reconcileCount(await ops.get(standby)!.metrics()), 0, `standby ${standby} reconciled`);
-      await ops.get(leader)!.stop('SIGKILL');
-      ops.delete(leader);
-      leading.down();
-      // A change only the next leader can pick up.
-      generation++;
-      await apply(
-        cluster,
-        ...AGENTS.map((a) => agentManifest(ns, a, healthySpec(a, probe(PERIOD + 1 + (f % 2))))),
-      );
-      await waitFor(`${standby} to take the lease`, async () => (await holder()) === standby, 45_000, 250);
-      leading.up();
-      log(TAG, `failover ${f + 1}: ${leader} killed, ${standby} leads`);
-      await operator(leader); // back as the new standby
+    });
+    try {
+      for (let f = 0; f < FAILOVERS; f++) {
+        await sleep(3_000 + random() * 3_000); // under load: probes and reconciles in flight
+        const leader = await holder();
+        const standby = [...ops.keys()].find((id) => id !== leader)!;
+        assert.equal(reconcileCount(await ops.get(standby)!.metrics()), 0, `standby ${standby} reconciled`);
+        await ops.get(leader)!.stop('SIGKILL');
+        ops.delete(leader);
+        leading.down();
+        // A change only the next leader can pick up.
+        generation++;
+        await apply(
+          cluster,
+          ...AGENTS.map((a) => agentManifest(ns, a, healthySpec(a, probe(PERIOD + 1 + (f % 2))))),
+        );
+        await waitFor(`${standby} to take the lease`, async () => (await holder()) === standby, 45_000, 250);
+        leading.up();
+        log(TAG, `failover ${f + 1}: ${leader} killed, ${standby} leads`);
+        await operator(leader); // back as the new standby
+      }
+      await churn.stop();
+      await healGrpc(pods, grpc);
+      for (const a of AGENTS) {
+        const x = await waitAgent(
+          cluster,
+          ns,
+          a,
+          'Ready at the end',
+          (y) => condition(y, 'Ready')?.status === 'True',
+          60_000,
+        );
+        assert.equal(x.metadata.generation, generation, `${a} generation`);
+      }
+      await watcher.stop();
+    } finally {
+      // A failure above must not leave the watcher or the churn running: the file would never exit.
+      await Promise.allSettled([churn.stop(), watcher.stop()]);
     }
-    await churn.stop();
-    await healGrpc(pods, grpc);
-    for (const a of AGENTS) {
-      const x = await waitAgent(
-        cluster,
-        ns,
-        a,
-        'Ready at the end',
-        (y) => condition(y, 'Ready')?.status === 'True',
-        60_000,
-      );
-      assert.equal(x.metadata.generation, generation, `${a} generation`);
-    }
-    watching = false;
-    await watcher;
     for (const a of AGENTS) {
       const o = await observeRouting(cluster, ns, a);
       assert.deepEqual(

@@ -31,6 +31,7 @@ import {
   healGrpc,
   log,
   observeRouting,
+  repeat,
   seeded,
   seedFromEnv,
   sleep,
@@ -110,49 +111,50 @@ describe('operator SIGKILLed at random points', () => {
     let observations = 0;
     const churn = churnGrpc(pods, grpc, random, () => 1000 + random() * 3000);
 
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        const o = await observeRouting(cluster, ns, 'churn').catch(() => undefined);
-        if (!o) continue;
-        observations++;
-        const from = uptime.windowStart(o.at, CHURN_DETECTION_MS);
-        for (const ip of o.slices.get('churn-grpc') ?? []) {
-          if (!grpc.upDuring(ip, from, o.at))
-            violations.push(`${o.at}: ${ip} routed for gRPC but down since ${from} (${o.at - from}ms)`);
-        }
-        const http = o.slices.get('churn-http') ?? [];
-        if (http.length !== pods.length)
-          violations.push(`${o.at}: http routes to ${http.length}/${pods.length}`);
-        if (o.cardBindings && !o.cardBindings.includes('JSONRPC'))
-          violations.push(`${o.at}: advertised card lost JSON-RPC: ${o.cardBindings.join(',')}`);
+    let flips = 0;
+    const watcher = repeat(async () => {
+      const o = await observeRouting(cluster, ns, 'churn').catch(() => undefined);
+      if (!o) return;
+      observations++;
+      const from = uptime.windowStart(o.at, CHURN_DETECTION_MS);
+      for (const ip of o.slices.get('churn-grpc') ?? []) {
+        if (!grpc.upDuring(ip, from, o.at))
+          violations.push(`${o.at}: ${ip} routed for gRPC but down since ${from} (${o.at - from}ms)`);
       }
-    })();
-
-    for (let k = 0; k < KILLS; k++) {
-      // A random point: right after readiness (first reconciles, all probes in flight) up to a few seconds in.
-      await sleep(random() * 4000);
-      await operator!.stop('SIGKILL');
-      kills.push(Date.now());
-      uptime.down();
-      await sleep(random() * 1500);
-      operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
-      await operator.waitReady();
-      uptime.up();
+      const http = o.slices.get('churn-http') ?? [];
+      if (http.length !== pods.length)
+        violations.push(`${o.at}: http routes to ${http.length}/${pods.length}`);
+      if (o.cardBindings && !o.cardBindings.includes('JSONRPC'))
+        violations.push(`${o.at}: advertised card lost JSON-RPC: ${o.cardBindings.join(',')}`);
+    });
+    try {
+      for (let k = 0; k < KILLS; k++) {
+        // A random point: right after readiness (first reconciles, all probes in flight) up to a few seconds in.
+        await sleep(random() * 4000);
+        await operator!.stop('SIGKILL');
+        kills.push(Date.now());
+        uptime.down();
+        await sleep(random() * 1500);
+        operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
+        await operator.waitReady();
+        uptime.up();
+      }
+      flips = await churn.stop();
+      await healGrpc(pods, grpc);
+      await waitAgent(
+        cluster,
+        ns,
+        'churn',
+        'Ready after the kills',
+        (a) => condition(a, 'Ready')?.status === 'True',
+        60_000,
+      );
+      await sleep(2_000); // the last Events are written in the background
+      await watcher.stop();
+    } finally {
+      // A failure above must not leave the watcher or the churn running: the file would never exit.
+      await Promise.allSettled([churn.stop(), watcher.stop()]);
     }
-    const flips = await churn.stop();
-    await healGrpc(pods, grpc);
-    await waitAgent(
-      cluster,
-      ns,
-      'churn',
-      'Ready after the kills',
-      (a) => condition(a, 'Ready')?.status === 'True',
-      60_000,
-    );
-    await sleep(2_000); // the last Events are written in the background
-    watching = false;
-    await watcher;
     const last = await observeRouting(cluster, ns, 'churn');
     assert.deepEqual(violations, [], `${violations.length} violations in ${observations} observations`);
     assert.deepEqual(

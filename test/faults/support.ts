@@ -222,6 +222,23 @@ export function churnGrpc(
   };
 }
 
+/**
+ * Runs `step` again and again until stopped (an outside watcher); stop() waits for the step in
+ * flight. Stop it in a `finally`: a watcher left running keeps the test file from ever exiting.
+ */
+export function repeat(step: () => Promise<void>): { stop(): Promise<void> } {
+  let running = true;
+  const loop = (async () => {
+    while (running) await step();
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
+
 /** Heals every pod whose gRPC binding `grpc` records as broken. */
 export async function healGrpc(pods: readonly AgentPod[], grpc: Transitions): Promise<void> {
   for (const p of pods) {

@@ -56,9 +56,11 @@ export interface AgentPodOptions {
 
 function httpJson(method: string, url: string, body?: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
+    // A connection of its own (agent: false): reusing a kept-alive one races the server closing
+    // it after its idle timeout, and loses as "socket hang up" on a busy machine.
     const req = request(
       url,
-      { method, timeout: 5000, headers: { 'content-type': 'application/json' } },
+      { method, agent: false, timeout: 5000, headers: { 'content-type': 'application/json' } },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
@@ -72,6 +74,7 @@ function httpJson(method: string, url: string, body?: unknown): Promise<unknown>
       },
     );
     req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer in 5 s`)));
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
