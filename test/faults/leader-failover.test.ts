@@ -23,9 +23,9 @@ import {
   seeded,
   seedFromEnv,
   sleep,
-  repeat,
   Uptime,
 } from './support.js';
+import { repeat } from '../harness/repeat.js';
 
 const TAG = 'leader-failover';
 const AGENTS = ['fa', 'fb', 'fc'];

@@ -29,6 +29,7 @@ import { applyWithMissingSecret, BLIP_PROBE, restartUnderBlip } from '../harness
 import { deletePod, setPodStatus } from '../harness/pods.js';
 import { observeOwnedRouting, Transitions, watchLifecycle } from '../harness/routing-observer.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
+import { repeat } from '../harness/repeat.js';
 import { apiWrites, FULL, log, seeded, seedFromEnv, sleep } from './support.js';
 
 const TAG = 'lifecycle-churn';
@@ -95,7 +96,6 @@ const MIN_FLIPS = 5;
 
 /** Random gRPC break/heal on the churn agent's pods; pause() heals everything and holds still. */
 function churner(random: () => number, pods: () => AgentPod[]) {
-  let running = true;
   let paused = false;
   let flips = 0;
   let inFlight: Promise<unknown> = Promise.resolve();
@@ -105,17 +105,15 @@ function churner(random: () => number, pods: () => AgentPod[]) {
     await p.control('/grpc', { running: up });
     if (up) for (const ip of p.ips) grpc.set(ip, true);
   };
-  const loop = (async () => {
-    while (running) {
-      await sleep(1000 + random() * 3000);
-      if (!running || paused) continue;
-      const list = pods();
-      const p = list[Math.floor(random() * list.length)]!;
-      inFlight = setGrpc(p, !grpc.isUp(p.ip));
-      await inFlight;
-      flips++;
-    }
-  })();
+  const loop = repeat(async (running) => {
+    await sleep(1000 + random() * 3000);
+    if (!running() || paused) return;
+    const list = pods();
+    const p = list[Math.floor(random() * list.length)]!;
+    inFlight = setGrpc(p, !grpc.isUp(p.ip));
+    await inFlight;
+    flips++;
+  });
   const healAll = async () => {
     await inFlight;
     for (const p of pods()) if (!grpc.isUp(p.ip)) await setGrpc(p, true);
@@ -132,8 +130,7 @@ function churner(random: () => number, pods: () => AgentPod[]) {
       paused = false;
     },
     async stop() {
-      running = false;
-      await loop;
+      await loop.stop();
       await healAll();
     },
   };

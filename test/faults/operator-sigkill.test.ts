@@ -31,13 +31,13 @@ import {
   healGrpc,
   log,
   observeRouting,
-  repeat,
   seeded,
   seedFromEnv,
   sleep,
   StatusRecorder,
   Uptime,
 } from './support.js';
+import { repeat } from '../harness/repeat.js';
 
 const TAG = 'sigkill';
 const KILLS = FULL ? 25 : 12;

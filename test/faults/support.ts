@@ -11,6 +11,7 @@ import { useCluster, type Cluster } from '../harness/cluster.js';
 import { waitFor, type AgentView } from '../harness/wait.js';
 import type { AgentPod } from '../harness/agent-pod.js';
 import { listOwned, type Transitions } from '../harness/routing-observer.js';
+import { repeat } from '../harness/repeat.js';
 
 /** The long profile: more kills, longer churn, the slow card streaming for minutes. */
 export const FULL = process.env.A2A_FAULTS_FULL === '1';
@@ -199,42 +200,21 @@ export function churnGrpc(
   random: () => number,
   pause: () => number,
 ): { stop(): Promise<number> } {
-  let churning = true;
   let flips = 0;
-  const loop = (async () => {
-    while (churning) {
-      await sleep(pause());
-      if (!churning) break;
-      const p = pods[Math.floor(random() * pods.length)]!;
-      const up = !grpc.isUp(p.ip);
-      if (!up) grpc.set(p.ip, false);
-      await p.control('/grpc', { running: up });
-      if (up) grpc.set(p.ip, true);
-      flips++;
-    }
-  })();
+  const loop = repeat(async (running) => {
+    await sleep(pause());
+    if (!running()) return;
+    const p = pods[Math.floor(random() * pods.length)]!;
+    const up = !grpc.isUp(p.ip);
+    if (!up) grpc.set(p.ip, false);
+    await p.control('/grpc', { running: up });
+    if (up) grpc.set(p.ip, true);
+    flips++;
+  });
   return {
     async stop() {
-      churning = false;
-      await loop;
+      await loop.stop();
       return flips;
-    },
-  };
-}
-
-/**
- * Runs `step` again and again until stopped (an outside watcher); stop() waits for the step in
- * flight. Stop it in a `finally`: a watcher left running keeps the test file from ever exiting.
- */
-export function repeat(step: () => Promise<void>): { stop(): Promise<void> } {
-  let running = true;
-  const loop = (async () => {
-    while (running) await step();
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
     },
   };
 }

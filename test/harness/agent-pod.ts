@@ -9,12 +9,12 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'node:http';
 import type { AgentConfig, AgentPorts } from '../agents/agent-config.js';
 import { buildGoAgent, REPO_ROOT } from './binaries.js';
 import type { Cluster } from './cluster.js';
 import { PodHost, type PodHostFamilies } from './podhost.js';
 import { createPod, deletePod } from './pods.js';
+import { controlRequest } from './control-request.js';
 
 export interface AgentPod {
   name: string;
@@ -52,31 +52,6 @@ export interface AgentPodOptions {
   runtime?: 'js' | 'go';
   /** Address families of the pod (default IPv4 only); with IPv6 the agent listens on `::`. */
   families?: PodHostFamilies;
-}
-
-function httpJson(method: string, url: string, body?: unknown): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    // A connection of its own (agent: false): reusing a kept-alive one races the server closing
-    // it after its idle timeout, and loses as "socket hang up" on a busy machine.
-    const req = request(
-      url,
-      { method, agent: false, timeout: 5000, headers: { 'content-type': 'application/json' } },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => {
-          try {
-            resolve(text ? JSON.parse(text) : undefined);
-          } catch {
-            resolve(text);
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer in 5 s`)));
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
 }
 
 async function waitReady(logFile: string, tail: () => string): Promise<AgentPorts> {
@@ -137,9 +112,9 @@ export async function startAgentPod(cluster: Cluster, opts: AgentPodOptions): Pr
     host,
     ports,
     logFile,
-    control: (path, body) => httpJson('POST', `${controlUrl}${path}`, body),
+    control: (path, body) => controlRequest('POST', `${controlUrl}${path}`, body),
     state: async () =>
-      (await httpJson('GET', `${controlUrl}/state`)) as {
+      (await controlRequest('GET', `${controlUrl}/state`)) as {
         seen: unknown[];
         connections: Record<string, number>;
         authorizations: string[];

@@ -5,10 +5,10 @@
  * and reads its READY line and control endpoint.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
 import type { AgentConfig, AgentPorts, SeenGetTask } from '../agents/agent-config.js';
 import { startAgent } from '../agents/start-agent.js';
 import { buildGoAgent } from './binaries.js';
+import { controlRequest } from './control-request.js';
 
 export type Runtime = 'js' | 'go';
 export const RUNTIMES: readonly Runtime[] = ['js', 'go'];
@@ -53,32 +53,6 @@ export async function startLocalAgent(runtime: Runtime, config: LocalAgentConfig
   };
 }
 
-function controlCall(port: number, method: string, path: string, body?: unknown): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method,
-        timeout: 5000,
-        headers: { 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => {
-          if ((res.statusCode ?? 500) >= 400) reject(new Error(`control ${path}: ${res.statusCode} ${text}`));
-          else resolve(text ? JSON.parse(text) : undefined);
-        });
-      },
-    );
-    req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error(`control ${path}: timeout`)));
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
 function waitReady(child: ChildProcess): Promise<AgentPorts> {
   return new Promise((resolve, reject) => {
     let out = '';
@@ -119,7 +93,7 @@ async function startGoAgent(config: LocalAgentConfig): Promise<LocalAgent> {
   }
   const control = ports.control!;
   const state = async () =>
-    (await controlCall(control, 'GET', '/state')) as {
+    (await controlRequest('GET', `http://127.0.0.1:${control}/state`)) as {
       seen: SeenGetTask[];
       calls: string[] | null;
       sni: (string | null)[];
@@ -133,13 +107,17 @@ async function startGoAgent(config: LocalAgentConfig): Promise<LocalAgent> {
     sni: async () => (await state()).sni.map((n) => n ?? undefined),
     connections: async () => (await state()).connections,
     stopGrpc: async () => {
-      await controlCall(control, 'POST', '/grpc', { running: false });
+      await controlRequest('POST', `http://127.0.0.1:${control}/grpc`, { running: false });
     },
     startGrpc: async (register) => {
-      await controlCall(control, 'POST', '/grpc', register === undefined ? {} : { register });
+      await controlRequest(
+        'POST',
+        `http://127.0.0.1:${control}/grpc`,
+        register === undefined ? {} : { register },
+      );
     },
     setHttpMode: async (mode) => {
-      await controlCall(control, 'POST', '/http', { mode });
+      await controlRequest('POST', `http://127.0.0.1:${control}/http`, { mode });
     },
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -6,6 +6,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { Cluster } from './cluster.js';
+import { repeat } from './repeat.js';
 
 /** Per pod address, [time, up] transitions, recorded on the safe side by whoever changes them. */
 export class Transitions {
@@ -204,33 +205,29 @@ export interface LifecycleWatch {
 export function watchLifecycle(opts: LifecycleWatchOptions): LifecycleWatch {
   const violations: string[] = [];
   let observations = 0;
-  let watching = true;
-  const loop = (async () => {
-    while (watching) {
-      const keep = opts.mustKeep?.();
-      await new Promise((r) => setTimeout(r, OBSERVE_EVERY_MS));
-      const o = await observeOwnedRouting(opts.cluster, opts.ns, keep?.service ?? '').catch(() => undefined);
-      if (!o) continue;
-      observations++;
-      const from = o.at - opts.boundMs;
-      for (const x of o.slices) {
-        for (const ip of x.ips) {
-          if (!opts.presence.upDuring(ip, from, o.at))
-            violations.push(
-              `${o.at}: ${ip} in ${x.service}/${x.port} but gone or NotReady for ${opts.boundMs}ms`,
-            );
-          if (x.port === 'grpc' && !keep && !opts.grpc.upDuring(ip, from, o.at))
-            violations.push(`${o.at}: ${ip} routed for gRPC in ${x.service} but down for ${opts.boundMs}ms`);
-        }
+  const loop = repeat(async () => {
+    const keep = opts.mustKeep?.();
+    await new Promise((r) => setTimeout(r, OBSERVE_EVERY_MS));
+    const o = await observeOwnedRouting(opts.cluster, opts.ns, keep?.service ?? '').catch(() => undefined);
+    if (!o) return;
+    observations++;
+    const from = o.at - opts.boundMs;
+    for (const x of o.slices) {
+      for (const ip of x.ips) {
+        if (!opts.presence.upDuring(ip, from, o.at))
+          violations.push(
+            `${o.at}: ${ip} in ${x.service}/${x.port} but gone or NotReady for ${opts.boundMs}ms`,
+          );
+        if (x.port === 'grpc' && !keep && !opts.grpc.upDuring(ip, from, o.at))
+          violations.push(`${o.at}: ${ip} routed for gRPC in ${x.service} but down for ${opts.boundMs}ms`);
       }
-      if (keep && (o.grpc.length !== keep.pods || o.http.length !== keep.pods))
-        violations.push(`${o.at}: restart blip withdrew: grpc ${o.grpc.join(',')} http ${o.http.join(',')}`);
     }
-  })();
+    if (keep && (o.grpc.length !== keep.pods || o.http.length !== keep.pods))
+      violations.push(`${o.at}: restart blip withdrew: grpc ${o.grpc.join(',')} http ${o.http.join(',')}`);
+  });
   return {
     async stop() {
-      watching = false;
-      await loop;
+      await loop.stop();
       return { violations, observations };
     },
   };

@@ -10,6 +10,7 @@ import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
+import { repeat } from '../harness/repeat.js';
 
 let cluster: Cluster;
 let ns: string;
@@ -75,14 +76,11 @@ test('an operator restarted under a one-probe blip withdraws nothing', async () 
   operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
   const op = operator;
   const seen: string[] = [];
-  let watching = true;
-  const watcher = (async () => {
-    while (watching) {
-      const ips = await grpcRouted().catch(() => all);
-      if (JSON.stringify(ips) !== JSON.stringify(all)) seen.push(`grpc slice ${ips.join(',') || '(empty)'}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
+  const watcher = repeat(async () => {
+    const ips = await grpcRouted().catch(() => all);
+    if (JSON.stringify(ips) !== JSON.stringify(all)) seen.push(`grpc slice ${ips.join(',') || '(empty)'}`);
+    await new Promise((r) => setTimeout(r, 100));
+  });
   try {
     await op.waitReady();
     await waitFor('the first failed gRPC probe', async () => (await grpcProbes(op, true)) > 0, 60_000, 100);
@@ -97,8 +95,7 @@ test('an operator restarted under a one-probe blip withdraws nothing', async () 
     assert.equal(a.status?.interfaces?.[2]?.advertised, true, 'gRPC stays advertised');
     assert.equal(a.status?.interfaces?.[2]?.state, 'Verified');
   } finally {
-    watching = false;
-    await watcher;
+    await watcher.stop();
   }
   assert.deepEqual(seen, [], 'the grpc slice kept both pods throughout');
 });

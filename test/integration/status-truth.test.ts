@@ -16,6 +16,7 @@ import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { binaryPath } from '../harness/binaries.js';
 import { condition, getAgent, waitAgent, waitFor, type AgentView } from '../harness/wait.js';
+import { repeat, type Repeating } from '../harness/repeat.js';
 
 const GATE = 'a2a.dev/card-verified';
 const APP = 'truth';
@@ -44,46 +45,35 @@ interface SliceEndpoint {
 }
 
 /** Sets each pod's Ready from ContainersReady and its readiness gates, as a kubelet does. */
-function startKubelet(c: Cluster, namespace: string): { stop: () => Promise<void> } {
+function startKubelet(c: Cluster, namespace: string): Repeating {
   const core = c.kc.makeApiClient(k8s.CoreV1Api);
   const strategic = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      try {
-        const list = await core.listNamespacedPod({ namespace });
-        for (const p of list.items) {
-          const conds = p.status?.conditions ?? [];
-          const status = (t: string) => conds.find((x) => x.type === t)?.status;
-          const gates = (p.spec?.readinessGates ?? []).map((g) => g.conditionType);
-          const want =
-            status('ContainersReady') === 'True' && gates.every((g) => status(g) === 'True')
-              ? 'True'
-              : 'False';
-          if (status('Ready') === want) continue;
-          await core.patchNamespacedPodStatus(
-            {
-              name: p.metadata!.name!,
-              namespace,
-              body: {
-                status: { conditions: [{ type: 'Ready', status: want, lastTransitionTime: new Date() }] },
-              },
+  return repeat(async () => {
+    try {
+      const list = await core.listNamespacedPod({ namespace });
+      for (const p of list.items) {
+        const conds = p.status?.conditions ?? [];
+        const status = (t: string) => conds.find((x) => x.type === t)?.status;
+        const gates = (p.spec?.readinessGates ?? []).map((g) => g.conditionType);
+        const want =
+          status('ContainersReady') === 'True' && gates.every((g) => status(g) === 'True') ? 'True' : 'False';
+        if (status('Ready') === want) continue;
+        await core.patchNamespacedPodStatus(
+          {
+            name: p.metadata!.name!,
+            namespace,
+            body: {
+              status: { conditions: [{ type: 'Ready', status: want, lastTransitionTime: new Date() }] },
             },
-            strategic,
-          );
-        }
-      } catch {
-        // a pod deleted meanwhile; try again
+          },
+          strategic,
+        );
       }
-      await new Promise((r) => setTimeout(r, 250));
+    } catch {
+      // a pod deleted meanwhile; try again
     }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await loop;
-    },
-  };
+    await new Promise((r) => setTimeout(r, 250));
+  });
 }
 
 async function slice(port: string): Promise<SliceEndpoint[]> {
