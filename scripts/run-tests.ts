@@ -3,8 +3,13 @@
 // Integration tests share one control plane: this script starts it once (test/harness),
 // hands its kubeconfig to every test process through A2A_TEST_KUBECONFIG, and stops it at
 // the end. `--unit` runs only test/unit; extra arguments select files or folders.
+//
+// Every temporary file of the run (operator and agent logs, kubeconfigs, the control plane's
+// data) goes in one directory: removed when every test passed, kept and named when one failed
+// (or with A2A_KEEP_TEST_LOGS=1), so runs that pass do not fill the machine's /tmp.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 function findTests(dir: string): string[] {
@@ -24,6 +29,10 @@ const roots = selected.length > 0 ? selected : unitOnly ? ['test/unit'] : ['test
 const files = roots.flatMap((r) => (statSync(r).isDirectory() ? findTests(r) : [r]));
 const needsCluster = files.some((f) => !f.startsWith('test/unit'));
 
+// os.tmpdir() reads TMPDIR on each call: this process's harness and every test process use it.
+const runDir = mkdtempSync(join(tmpdir(), 'a2a-test-run-'));
+process.env.TMPDIR = runDir;
+
 let stopCluster: (() => Promise<void>) | undefined;
 if (needsCluster && !process.env.A2A_TEST_KUBECONFIG) {
   // startSharedCluster sets A2A_TEST_CLUSTER / A2A_TEST_KUBECONFIG in process.env.
@@ -42,4 +51,6 @@ const code: number = await new Promise((resolve) =>
   child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))),
 );
 await stopCluster?.();
+if (code === 0 && process.env.A2A_KEEP_TEST_LOGS !== '1') rmSync(runDir, { recursive: true, force: true });
+else process.stderr.write(`test logs (operator, agents, control plane) kept in ${runDir}\n`);
 process.exit(code);
