@@ -91,9 +91,9 @@ async function startGoAgent(config: LocalAgentConfig): Promise<LocalAgent> {
     child.kill('SIGKILL');
     throw err;
   }
-  const control = ports.control!;
+  const controlUrl = `http://127.0.0.1:${ports.control!}`;
   const state = async () =>
-    (await controlRequest('GET', `http://127.0.0.1:${control}/state`)) as {
+    (await controlRequest('GET', `${controlUrl}/state`)) as {
       seen: SeenGetTask[];
       calls: string[] | null;
       sni: (string | null)[];
@@ -107,17 +107,13 @@ async function startGoAgent(config: LocalAgentConfig): Promise<LocalAgent> {
     sni: async () => (await state()).sni.map((n) => n ?? undefined),
     connections: async () => (await state()).connections,
     stopGrpc: async () => {
-      await controlRequest('POST', `http://127.0.0.1:${control}/grpc`, { running: false });
+      await controlRequest('POST', `${controlUrl}/grpc`, { running: false });
     },
     startGrpc: async (register) => {
-      await controlRequest(
-        'POST',
-        `http://127.0.0.1:${control}/grpc`,
-        register === undefined ? {} : { register },
-      );
+      await controlRequest('POST', `${controlUrl}/grpc`, register === undefined ? {} : { register });
     },
     setHttpMode: async (mode) => {
-      await controlRequest('POST', `http://127.0.0.1:${control}/http`, { mode });
+      await controlRequest('POST', `${controlUrl}/http`, { mode });
     },
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

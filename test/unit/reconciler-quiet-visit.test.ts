@@ -124,22 +124,32 @@ function world(quietVisits: boolean, opts: { jitter?: boolean } = {}) {
       return { ...w.answer, durationMs: Math.random() * 5 };
     },
   };
-  const reconciler = new AgentReconciler({
-    client,
-    agents: { get: () => w.agent, list: () => [w.agent] },
-    pods: { get: () => w.pod, list: () => [w.pod] },
-    owned: { services: cache('services'), slices: cache('endpointslices'), configMaps: cache('configmaps') },
-    backend,
-    events: {
-      record: (_r: unknown, type: string, reason: string, message: string) =>
-        w.events.push(`${type} ${reason}: ${message}`),
-    } as unknown as EventRecorder,
-    log: pino({ level: 'silent' }),
-    now: () => w.clock,
-    progressGraceMs: 0,
-    quietVisits,
-    observer: { unchanged: () => w.unchanged++, decided: () => w.decided++ },
-  });
+  // A function, so a test can hand the world to a fresh leader: a new reconciler, empty memory.
+  const newReconciler = () =>
+    new AgentReconciler({
+      client,
+      agents: { get: () => w.agent, list: () => [w.agent] },
+      pods: { get: () => w.pod, list: () => [w.pod] },
+      owned: {
+        services: cache('services'),
+        slices: cache('endpointslices'),
+        configMaps: cache('configmaps'),
+      },
+      backend,
+      events: {
+        record: (_r: unknown, type: string, reason: string, message: string) =>
+          w.events.push(`${type} ${reason}: ${message}`),
+      } as unknown as EventRecorder,
+      log: pino({ level: 'silent' }),
+      now: () => w.clock,
+      progressGraceMs: 0,
+      quietVisits,
+      observer: { unchanged: () => w.unchanged++, decided: () => w.decided++ },
+    });
+  let reconciler = newReconciler();
+  const newLeader = () => {
+    reconciler = newReconciler();
+  };
   /** One visit a period after the last: every probe and card fetch is due. */
   const visit = async () => {
     w.clock += PERIOD_MS;
@@ -155,7 +165,7 @@ function world(quietVisits: boolean, opts: { jitter?: boolean } = {}) {
         metadata: { ...obj.metadata, resourceVersion: w.nextRv() },
       } as KubernetesObject);
   };
-  return Object.assign(w, { visit, edit });
+  return Object.assign(w, { visit, edit, newLeader });
 }
 
 void test('steady state: the visit after a quiet one skips decide and writes nothing', async () => {
@@ -268,6 +278,70 @@ void test('a new card, a re-addressed pod and a new generation each go the full 
   await fullWay(w, () => assert.equal(w.agent.status?.observedGeneration, 2));
 });
 
+/** What a world ends in: the agent's status, its routing objects, its Events and API writes. */
+const seen = (w: ReturnType<typeof world>) => ({
+  status: w.agent.status,
+  store: Object.fromEntries(Object.entries(w.store).map(([k, m]) => [k, [...m]])),
+  events: w.events,
+  writes: w.writes,
+});
+
+/** The agent deleted and created again under its name: a new UID, generation 1 again, no status. */
+function recreate(w: ReturnType<typeof world>, uid: string): void {
+  const { status: _gone, ...rest } = w.agent;
+  w.agent = { ...rest, metadata: { ...rest.metadata, uid, generation: 1, resourceVersion: w.nextRv() } };
+}
+const ownerUids = (w: ReturnType<typeof world>) =>
+  Object.values(w.store).flatMap((m) =>
+    [...m.values()].map((o) => o.metadata?.ownerReferences?.map((r) => r.uid).join(',')),
+  );
+
+void test('an agent recreated under its name goes the full way, before and after its predecessor is collected', async () => {
+  const run = async (w: ReturnType<typeof world>) => {
+    for (let i = 0; i < 3; i++) await w.visit();
+    // Recreated at the same generation and spec while its predecessor's routing objects remain
+    // (the garbage collector has not run yet). It differs from its predecessor in its UID (the
+    // memory store resets), its status (none: an InProgress write is pending) and its owned
+    // objects (none under its UID yet); each alone sends the visit the full way.
+    recreate(w, 'u2');
+    for (let i = 0; i < 3; i++) await w.visit();
+    const beforeCollection = { status: w.agent.status, owners: ownerUids(w) };
+    // The garbage collector removes what the old agent owned.
+    for (const store of Object.values(w.store)) store.clear();
+    for (let i = 0; i < 3; i++) await w.visit();
+    return beforeCollection;
+  };
+  const fast = world(true);
+  const full = world(false);
+  const [a, b] = [await run(fast), await run(full)];
+  assert.deepEqual(a, b, 'the same status and owners while the old objects remain');
+  assert.deepEqual(seen(fast), seen(full), 'the same end, with and without the fast path');
+  assert.equal(fast.agent.status?.observedGeneration, 1);
+  assert.equal(fast.agent.status?.interfaces?.[0]?.state, 'Verified');
+  assert.ok(ownerUids(fast).length > 0, 'routing objects exist again');
+  assert.ok(
+    ownerUids(fast).every((u) => u === 'u2'),
+    `every routing object is the new agent's: ${ownerUids(fast).join(' ')}`,
+  );
+  assert.ok(fast.unchanged > 0, 'and it settled into the fast path');
+});
+
+void test('a fresh leader, with empty memory, goes the full way once, writes nothing, then settles', async () => {
+  const w = await steady();
+  const writes = w.writes.length;
+  const decided = w.decided;
+  w.newLeader();
+  await w.visit();
+  assert.equal(w.unchanged, 1, 'no fast path from memory it does not have');
+  assert.equal(w.decided, decided + 1, 'decided in full');
+  assert.deepEqual(w.writes.slice(writes), [], 'what the last leader wrote is still right');
+  // That visit changed nothing, so it is remembered: the next ones take the fast path.
+  await w.visit();
+  await w.visit();
+  assert.equal(w.unchanged, 3, 'steady again');
+  assert.equal(w.writes.length, writes);
+});
+
 void test('with and without the fast path, any run ends in the same status, routing and Events', async () => {
   const random = prng(20261204);
   const perturbations: Record<string, (w: ReturnType<typeof world>) => void> = {
@@ -315,12 +389,6 @@ void test('with and without the fast path, any run ends in the same status, rout
   const names = Object.keys(perturbations);
   const fast = world(true);
   const full = world(false);
-  const seen = (w: ReturnType<typeof world>) => ({
-    status: w.agent.status,
-    store: Object.fromEntries(Object.entries(w.store).map(([k, m]) => [k, [...m]])),
-    events: w.events,
-    writes: w.writes,
-  });
   for (let step = 0; step < 400; step++) {
     // Mostly nothing happens, as in steady state; sometimes one thing does.
     const what = random() < 0.6 ? 'nothing' : pick(random, names);
