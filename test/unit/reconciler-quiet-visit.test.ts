@@ -167,6 +167,7 @@ function world(quietVisits: boolean, opts: { jitter?: boolean } = {}) {
   };
   return Object.assign(w, { visit, edit, newLeader });
 }
+type World = ReturnType<typeof world>;
 
 void test('steady state: the visit after a quiet one skips decide and writes nothing', async () => {
   const w = world(true);
@@ -226,7 +227,7 @@ void test('a status someone else wrote goes the full way and is put back', async
 });
 
 /** One visit that must go the full way (then `check`), and two that settle into the fast path again. */
-async function fullWay(w: ReturnType<typeof world>, check: () => void): Promise<void> {
+async function fullWay(w: World, check: () => void): Promise<void> {
   const before = w.unchanged;
   await w.visit();
   assert.equal(w.unchanged, before, 'the full way');
@@ -279,7 +280,7 @@ void test('a new card, a re-addressed pod and a new generation each go the full 
 });
 
 /** What a world ends in: the agent's status, its routing objects, its Events and API writes. */
-const seen = (w: ReturnType<typeof world>) => ({
+const seen = (w: World) => ({
   status: w.agent.status,
   store: Object.fromEntries(Object.entries(w.store).map(([k, m]) => [k, [...m]])),
   events: w.events,
@@ -287,17 +288,17 @@ const seen = (w: ReturnType<typeof world>) => ({
 });
 
 /** The agent deleted and created again under its name: a new UID, generation 1 again, no status. */
-function recreate(w: ReturnType<typeof world>, uid: string): void {
+function recreate(w: World, uid: string): void {
   const { status: _gone, ...rest } = w.agent;
   w.agent = { ...rest, metadata: { ...rest.metadata, uid, generation: 1, resourceVersion: w.nextRv() } };
 }
-const ownerUids = (w: ReturnType<typeof world>) =>
+const ownerUids = (w: World) =>
   Object.values(w.store).flatMap((m) =>
     [...m.values()].map((o) => o.metadata?.ownerReferences?.map((r) => r.uid).join(',')),
   );
 
 void test('an agent recreated under its name goes the full way, before and after its predecessor is collected', async () => {
-  const run = async (w: ReturnType<typeof world>) => {
+  const run = async (w: World) => {
     for (let i = 0; i < 3; i++) await w.visit();
     // Recreated at the same generation and spec while its predecessor's routing objects remain
     // (the garbage collector has not run yet). It differs from its predecessor in its UID (the
@@ -344,7 +345,7 @@ void test('a fresh leader, with empty memory, goes the full way once, writes not
 
 void test('with and without the fast path, any run ends in the same status, routing and Events', async () => {
   const random = prng(20261204);
-  const perturbations: Record<string, (w: ReturnType<typeof world>) => void> = {
+  const perturbations: Record<string, (w: World) => void> = {
     nothing: () => undefined,
     answer: (w) => (w.answer = w.answer === VERIFIED ? REFUSED : VERIFIED),
     card: (w) => (w.card = w.card === twoInterfaceCard ? oneInterfaceCard : twoInterfaceCard),
