@@ -29,7 +29,14 @@ import { bareRound, type BareAgent, type BareRound, type HeldCards } from './lib
 import { buildDist, loadShipped, stackTracesAsShipped } from './lib/shipped.js';
 import { Fleet, startFleet, type FleetAgent, type FleetPod } from './lib/agent-fleet.js';
 import { parseOptions, usage, type BenchOptions } from './lib/options.js';
-import { agentsPerCore, ceilingRows, costSvg, costTable, type SizePoint } from './lib/cost-curve.js';
+import {
+  agentsPerCore,
+  ceilingRows,
+  costSvg,
+  costTable,
+  throughputNote,
+  type SizePoint,
+} from './lib/cost-curve.js';
 import { podWithdrawal } from './lib/pod-withdrawal.js';
 import { parsePromText, sumBy, sumOf, type Sample } from './lib/prom-text.js';
 import {
@@ -643,6 +650,8 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       rssMiB: rss / 1024 ** 2,
       coldApiRequests: coldReq,
       probesPerS: steadyProbes / steadyWindowS,
+      workersBusyPct: (100 * steadyDelta(reconcileSeconds)) / steadyWindowS / opts.workers,
+      steadyWritesPerPeriod: steadyWrites / periods,
       agentsPerCore: ceiling,
     },
   };
@@ -700,15 +709,6 @@ function machineNote(loadAtStart: number): string {
   return loadAtStart < 1
     ? `Nothing else ran at the start (see the load average); the control plane, the fleet, the operator and the benchmark share the machine's ${availableParallelism()} cores, and ${ratios}`
     : `The machine was not quiet at the start (see the load average): absolute times and CPU are inflated by other work and vary between runs; ${ratios}`;
-}
-
-/** Whether the steady state kept up with the probe period at the largest size. */
-function throughputNote(opts: BenchOptions, largest: SizePoint): string {
-  const needed = (largest.agents * opts.pods * 3) / opts.period;
-  const head = `At ${largest.agents} agents and a ${opts.period} s period the steady state needs ${fixed(needed, 0)} interface probes/s; the operator made ${fixed(largest.probesPerS, 0)}/s (each probe is due again after 80-100 % of the period, so no verdict is older than a period) at ${fixed(largest.steadyCpuPct, 0)} % of a core`;
-  return largest.probesPerS >= needed
-    ? `${head}, so it kept up. Throughput can still run out before CPU does: each worker (\`--workers=${opts.workers}\`) holds one agent's probes and API writes, at most \`--probe-concurrency=${opts.probeConcurrency}\` probes are in flight, and when probes or the API server are slow, raise those before adding cores.`
-    : `${head}: it fell behind. Its own process was not CPU-bound: the limit was the latency of probes and API writes under \`--workers=${opts.workers}\` and \`--probe-concurrency=${opts.probeConcurrency}\`, and where the fleet and the control plane share the operator's cores, as here, that latency includes waiting for a core (read the reaction rows of that size).`;
 }
 
 function document(

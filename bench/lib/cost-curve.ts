@@ -5,6 +5,7 @@
  */
 import * as vega from 'vega';
 import * as vegaLite from 'vega-lite';
+import type { BenchOptions } from './options.js';
 import { fixed, type Row } from './report.js';
 
 /** The periods the ceiling of one replica is given for. */
@@ -27,6 +28,10 @@ export interface SizePoint {
   coldApiRequests: number;
   /** Operator probes per second in steady state. */
   probesPerS: number;
+  /** Steady state: reconcile time over the window and the workers, % (100: every worker always busy). */
+  workersBusyPct: number;
+  /** Steady state: API writes per period. */
+  steadyWritesPerPeriod: number;
   /** Agents one core sustains at each of CEILING_PERIODS. */
   agentsPerCore: number[];
 }
@@ -125,4 +130,18 @@ export function costSpec(points: readonly SizePoint[]): vegaLite.TopLevelSpec {
 export async function costSvg(points: readonly SizePoint[]): Promise<string> {
   const view = new vega.View(vega.parse(vegaLite.compile(costSpec(points)).spec), { renderer: 'none' });
   return view.toSVG();
+}
+
+/** Whether the steady state kept up with the probe period at the largest size. */
+export function throughputNote(
+  opts: Pick<BenchOptions, 'pods' | 'period' | 'workers' | 'probeConcurrency'>,
+  largest: SizePoint,
+): string {
+  const needed = (largest.agents * opts.pods * 3) / opts.period;
+  const head = `At ${largest.agents} agents and a ${opts.period} s period the steady state needs ${fixed(needed, 0)} interface probes/s; the operator made ${fixed(largest.probesPerS, 0)}/s (each probe is due again after 80-100 % of the period, so no verdict is older than a period) at ${fixed(largest.steadyCpuPct, 0)} % of a core`;
+  return largest.probesPerS >= needed
+    ? `${head}, so it kept up. Throughput can still run out before CPU does: each worker (\`--workers=${opts.workers}\`) holds one agent's probes and API writes, at most \`--probe-concurrency=${opts.probeConcurrency}\` probes are in flight, and when probes or the API server are slow, raise those before adding cores.`
+    : largest.steadyCpuPct >= 90
+      ? `${head}: it fell behind, its own process CPU-bound (one event loop): past this ceiling, shard (below).`
+      : `${head}: it fell behind. Its own process was not CPU-bound: its \`--workers=${opts.workers}\` were busy ${fixed(largest.workersBusyPct, 0)} % of the steady window, each reconcile waiting on its agent's probes, at most \`--probe-concurrency=${opts.probeConcurrency}\` in flight, ${largest.steadyWritesPerPeriod > 0 ? `and on its API writes (${fixed(largest.steadyWritesPerPeriod, 1)} per period)` : 'not on API writes (none)'}; where the fleet and the control plane share the operator's cores, as here, that wait includes waiting for a core (read the reaction rows of that size). A replica needs \`workers >= agents x mean reconcile time / period\`.`;
 }

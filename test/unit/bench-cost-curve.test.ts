@@ -2,7 +2,13 @@
 // probe, and the per-agent figures of the cost table.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentsPerCore, ceilingRows, costTable, type SizePoint } from '../../bench/lib/cost-curve.js';
+import {
+  agentsPerCore,
+  ceilingRows,
+  costTable,
+  throughputNote,
+  type SizePoint,
+} from '../../bench/lib/cost-curve.js';
 
 const point = (agents: number): SizePoint => ({
   agents,
@@ -15,6 +21,8 @@ const point = (agents: number): SizePoint => ({
   rssMiB: 100,
   coldApiRequests: agents * 10,
   probesPerS: agents * 0.9,
+  workersBusyPct: 50,
+  steadyWritesPerPeriod: 0,
   agentsPerCore: agentsPerCore(2, 9),
 });
 
@@ -56,5 +64,30 @@ describe('costTable', () => {
       ['556', '1667', '3333'],
     );
     assert.match(rows[0]!.note!, /2\.000 ms .* 300 agents/);
+  });
+});
+
+describe('throughputNote', () => {
+  const run = { pods: 3, period: 10, workers: 8, probeConcurrency: 32 };
+  // 1,000 agents x 3 pods x 3 bindings every 10 s: 900 probes/s needed.
+  const at = (fields: Partial<SizePoint>): string => throughputNote(run, { ...point(1000), ...fields });
+  test('kept up when the probes per second meet what the period asks', () => {
+    const note = at({ probesPerS: 900, steadyCpuPct: 60 });
+    assert.match(note, /needs 900 interface probes\/s; the operator made 900\/s/);
+    assert.match(note, /so it kept up/);
+    assert.doesNotMatch(note, /fell behind/);
+  });
+  test('behind and not CPU-bound: the workers busy share and whether it wrote', () => {
+    const quiet = at({ probesPerS: 610, steadyCpuPct: 68, workersBusyPct: 99.6 });
+    assert.match(quiet, /fell behind\. Its own process was not CPU-bound/);
+    assert.match(quiet, /`--workers=8` were busy 100 % of the steady window/);
+    assert.match(quiet, /not on API writes \(none\)/);
+    const writing = at({ probesPerS: 610, steadyCpuPct: 68, steadyWritesPerPeriod: 2.5 });
+    assert.match(writing, /and on its API writes \(2\.5 per period\)/);
+  });
+  test('behind and CPU-bound: sharding, not workers', () => {
+    const note = at({ probesPerS: 610, steadyCpuPct: 97 });
+    assert.match(note, /fell behind, its own process CPU-bound/);
+    assert.doesNotMatch(note, /workers >=/);
   });
 });
