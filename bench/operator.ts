@@ -38,6 +38,7 @@ import {
   type SizePoint,
 } from './lib/cost-curve.js';
 import { podWithdrawal } from './lib/pod-withdrawal.js';
+import { readAccepts } from './lib/tcp-accepts.js';
 import { parsePromText, sumBy, sumOf, type Sample } from './lib/prom-text.js';
 import {
   cpuBetween,
@@ -269,11 +270,12 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const fleetStartMs = performance.now() - fleetStarted;
   // The machine's CPU by process, for the windows whose length the machine may bound.
   const cores = machineCores();
+  const fleetPids = () => fleet.processes.map((p) => p.proc?.child.pid);
   const pids = (): Partial<Record<Role, (number | undefined)[]>> => ({
     operator: [state.operator?.proc.child.pid],
     'kube-apiserver': [cluster.controlPlane?.pids.apiserver],
     etcd: [cluster.controlPlane?.pids.etcd],
-    fleet: fleet.processes.map((p) => p.proc?.child.pid),
+    fleet: fleetPids(),
     benchmark: [process.pid],
   });
   const fleetRss = await fleet.rssBytes();
@@ -309,6 +311,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   });
   const rounds: BareRound[] = [];
   const roundSplits: CpuSplit[] = [];
+  const roundAccepts: number[] = [];
   const steadyRounds: (BareRound & { periodCpuMs: number })[] = [];
   // Rounds start a probe period apart, as the operator's visits do: connections then idle
   // between rounds exactly as long as the operator's, and the agents' keep-alive timeout
@@ -326,8 +329,10 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     for (let i = 0; i < opts.bareRounds; i++) {
       await sleep(Math.max(0, next - performance.now()));
       const cpu0 = readCpu(pids());
+      const accepts0 = readAccepts(fleetPids());
       rounds.push(await paced(firstVisit));
       roundSplits.push(cpuBetween(cpu0, readCpu(pids()), cores));
+      roundAccepts.push(readAccepts(fleetPids()) - accepts0);
     }
     for (let i = 0; i < opts.bareRounds; i++) {
       // A steady round's CPU is that of its whole period, as the operator's steady figure counts
@@ -349,6 +354,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     0,
   );
   const bareSplit = roundSplits[nearestRound]!;
+  const bareAccepts = roundAccepts[nearestRound]!;
   const bareSteadyMs = median(steadyRounds.map((r) => r.ms));
   const bareProbes = rounds[0]!;
   if ([...rounds, ...steadyRounds].some((r) => r.notVerified > 0))
@@ -382,6 +388,8 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   // 2. Cold start.
   const coldLimitMs = 180_000 + opts.agents * opts.pods * 200;
   const spawned = performance.now();
+  // From the spawn: nothing else dials the fleet then, and a first visit may start before /readyz is seen.
+  const acceptsAtSpawn = readAccepts(fleetPids());
   const operator = await startOperator({
     kubeconfig: cluster.kubeconfigPath,
     namespaces: [ns],
@@ -419,6 +427,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const atReady = await scrape(operator);
   const tConverged = await convergedAt;
   const coldSplit = cpuBetween(cpuAtReady, readCpu(pids()), cores);
+  const coldAccepts = readAccepts(fleetPids()) - acceptsAtSpawn;
   const cold = await scrape(operator);
   const tRouted = await routedAt;
   const unverified = names.filter((n) => !allVerified(agents.objects.get(`${ns}/${n}`), opts.pods));
@@ -531,6 +540,11 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       metric: 'machine CPU, a bare first-visit round (core-seconds)',
       value: splitValue(bareSplit),
       note: `busy / available, by process: ${splitParts(bareSplit)}; the round nearest the median`,
+    },
+    {
+      metric: 'connections the fleet accepted: operator spawn -> converged / a bare first-visit round',
+      value: `${coldAccepts} / ${bareAccepts}`,
+      note: `TCP PassiveOpens of the fleet's network namespaces (/proc/<pid>/net/snmp); ${podsTotal} pod addresses, each with an HTTP and a gRPC port; the bare round is the one nearest the median. An agent closes an idle HTTP connection after its keep-alive, so a longer window can reopen more`,
     },
     {
       metric: 'bare loop, a steady-state round: cards + probes, capability calls for 1 agent in 10 (s)',
@@ -832,6 +846,8 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   operator, kube-apiserver, etcd, the fleet processes, the benchmark; "other" is the rest (other processes,
   the kernel's own threads). Near 100 % of the cores, the cold start is bound by the machine, and whatever
   the control plane spends on the operator's API requests is time the bare loop does not pay.
+- **Connections the fleet accepted**: \`Tcp: PassiveOpens\` of each fleet process's network namespace
+  (\`/proc/<pid>/net/snmp\`) over the same windows: connections the agents had to accept to serve them.
 - **API requests per reconcile**: \`a2a_operator_api_requests_total\` (by verb and resource, with the reason)
   over the count of \`a2a_operator_reconcile_duration_seconds\` (watches are long-lived and not counted per event).
   **Writes per steady-state period**: POST/PUT/PATCH/DELETE requests over ${opts.steadyPeriods} probe periods,

@@ -19,6 +19,7 @@ const METRICS = [
   'ratio: cold-start convergence / lower bound',
   'ratio: convergence after /readyz / lower bound',
   'CPU of the first visits: operator /readyz -> converged / a bare first-visit round (s)',
+  'connections the fleet accepted: operator spawn -> converged / a bare first-visit round',
   'bare loop, a steady-state round: cards + probes, capability calls for 1 agent in 10 (s)',
   'operator probes until converged',
   'API requests per reconcile, cold start',
@@ -133,6 +134,13 @@ describe('npm run bench (tiny, two sizes)', () => {
         assert.equal(rows.get('reaction events that timed out')?.[0], '0', r.stderr.slice(-4000));
         // The operator dialled at least every interface of every pod: agents x 2 pods x 3 bindings.
         assert.ok(Number(rows.get('operator probes until converged')?.[0]) >= size * 6, r.stdout);
+        // The operator's connections are all new: an HTTP and a gRPC connection per pod at least.
+        const [accepted] = (
+          rows.get(
+            'connections the fleet accepted: operator spawn -> converged / a bare first-visit round',
+          )?.[0] ?? ''
+        ).split(' / ');
+        assert.ok(Number(accepted) >= size * 2 * 2, r.stdout);
       }
       const cost = out.get('Cost per size');
       assert.ok(cost, r.stdout);
