@@ -27,7 +27,14 @@ import { agentManifest, apply, healthySpec } from '../test/harness/manifests.js'
 import { startOperator, type OperatorProcess } from '../test/harness/operator.js';
 import { bareRound, type BareAgent, type BareRound, type HeldCards } from './lib/bare-loop.js';
 import { buildDist, loadShipped, stackTracesAsShipped } from './lib/shipped.js';
-import { Fleet, startFleet, type FleetAgent, type FleetPod } from './lib/agent-fleet.js';
+import {
+  Fleet,
+  servedBetween,
+  startFleet,
+  type FleetAgent,
+  type FleetPod,
+  type Served,
+} from './lib/agent-fleet.js';
 import { parseOptions, usage, type BenchOptions } from './lib/options.js';
 import {
   agentsPerCore,
@@ -312,6 +319,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const rounds: BareRound[] = [];
   const roundSplits: CpuSplit[] = [];
   const roundAccepts: number[] = [];
+  const roundServed: Served[] = [];
   const steadyRounds: (BareRound & { periodCpuMs: number })[] = [];
   // Rounds start a probe period apart, as the operator's visits do: connections then idle
   // between rounds exactly as long as the operator's, and the agents' keep-alive timeout
@@ -330,9 +338,11 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       await sleep(Math.max(0, next - performance.now()));
       const cpu0 = readCpu(pids());
       const accepts0 = readAccepts(fleetPids());
+      const served0 = await fleet.served();
       rounds.push(await paced(firstVisit));
       roundSplits.push(cpuBetween(cpu0, readCpu(pids()), cores));
       roundAccepts.push(readAccepts(fleetPids()) - accepts0);
+      roundServed.push(servedBetween(served0, await fleet.served()));
     }
     for (let i = 0; i < opts.bareRounds; i++) {
       // A steady round's CPU is that of its whole period, as the operator's steady figure counts
@@ -355,6 +365,8 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   );
   const bareSplit = roundSplits[nearestRound]!;
   const bareAccepts = roundAccepts[nearestRound]!;
+  const bareServed = roundServed[nearestRound]!;
+  const bareCalls = (r: BareRound): number => r.fetches + r.probes + r.capabilityCalls;
   const bareSteadyMs = median(steadyRounds.map((r) => r.ms));
   const bareProbes = rounds[0]!;
   if ([...rounds, ...steadyRounds].some((r) => r.notVerified > 0))
@@ -390,6 +402,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const spawned = performance.now();
   // From the spawn: nothing else dials the fleet then, and a first visit may start before /readyz is seen.
   const acceptsAtSpawn = readAccepts(fleetPids());
+  const servedAtSpawn = await fleet.served();
   const operator = await startOperator({
     kubeconfig: cluster.kubeconfigPath,
     namespaces: [ns],
@@ -428,6 +441,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const tConverged = await convergedAt;
   const coldSplit = cpuBetween(cpuAtReady, readCpu(pids()), cores);
   const coldAccepts = readAccepts(fleetPids()) - acceptsAtSpawn;
+  const coldServed = servedBetween(servedAtSpawn, await fleet.served());
   const cold = await scrape(operator);
   const tRouted = await routedAt;
   const unverified = names.filter((n) => !allVerified(agents.objects.get(`${ns}/${n}`), opts.pods));
@@ -545,6 +559,11 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       metric: 'connections the fleet accepted: operator spawn -> converged / a bare first-visit round',
       value: `${coldAccepts} / ${bareAccepts}`,
       note: `TCP PassiveOpens of the fleet's network namespaces (/proc/<pid>/net/snmp); ${podsTotal} pod addresses, each with an HTTP and a gRPC port; the bare round is the one nearest the median. An agent closes an idle HTTP connection after its keep-alive, so a longer window can reopen more`,
+    },
+    {
+      metric: 'requests the fleet served: operator spawn -> converged / a bare first-visit round',
+      value: `${coldServed.http + coldServed.grpc} / ${bareServed.http + bareServed.grpc}`,
+      note: `HTTP (cards, JSON-RPC, HTTP+JSON) + gRPC calls every pod address received: ${coldServed.http} + ${coldServed.grpc} / ${bareServed.http} + ${bareServed.grpc}; the bare round counted ${bareCalls(rounds[nearestRound]!)} calls of its own (cards + probes + capability calls), the round nearest the median. The operator's window also holds the steady visits of the agents converged first`,
     },
     {
       metric: 'bare loop, a steady-state round: cards + probes, capability calls for 1 agent in 10 (s)',
@@ -848,6 +867,10 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   the control plane spends on the operator's API requests is time the bare loop does not pay.
 - **Connections the fleet accepted**: \`Tcp: PassiveOpens\` of each fleet process's network namespace
   (\`/proc/<pid>/net/snmp\`) over the same windows: connections the agents had to accept to serve them.
+- **Requests the fleet served**: every HTTP request each pod address received (card included) and every
+  gRPC call to a method it serves, summed over the fleet (its control endpoint \`GET /state\`) over the same
+  windows. The bare round's count equals the calls it counted of its own (the smoke test checks it); the
+  operator's window from its spawn to convergence also holds the steady visits of the agents converged first.
 - **API requests per reconcile**: \`a2a_operator_api_requests_total\` (by verb and resource, with the reason)
   over the count of \`a2a_operator_reconcile_duration_seconds\` (watches are long-lived and not counted per event).
   **Writes per steady-state period**: POST/PUT/PATCH/DELETE requests over ${opts.steadyPeriods} probe periods,

@@ -48,6 +48,22 @@ export interface FleetProcess {
   startMs?: number;
 }
 
+export interface Served {
+  http: number;
+  grpc: number;
+}
+
+/** Requests served from `before` to `after` (two readings of `Fleet.served()`). */
+export function servedBetween(before: Served, after: Served): Served {
+  return { http: after.http - before.http, grpc: after.grpc - before.grpc };
+}
+
+/** What a fleet process's `GET /state` answers (test/agents/fleet-server.ts). */
+interface FleetState {
+  rssBytes: number;
+  served: Served;
+}
+
 export interface FleetOptions {
   namespace: string;
   agents: string[];
@@ -78,15 +94,27 @@ export class Fleet {
 
   /** Resident memory of every fleet process, summed (each reports its own). */
   async rssBytes(): Promise<number> {
-    const each = await Promise.all(
+    return (await this.states()).reduce((sum, s) => sum + s.rssBytes, 0);
+  }
+
+  /** Requests every pod address received so far (HTTP, card included; gRPC calls), summed. */
+  async served(): Promise<Served> {
+    return (await this.states()).reduce(
+      (sum, s) => ({ http: sum.http + s.served.http, grpc: sum.grpc + s.served.grpc }),
+      { http: 0, grpc: 0 },
+    );
+  }
+
+  /** Each process's control endpoint `/state` (the control port is not counted as served). */
+  private states(): Promise<FleetState[]> {
+    return Promise.all(
       this.processes.map(async (p) => {
         const res = await fetch(`http://${p.host.ip}:${CONTROL_PORT}/state`, {
           signal: AbortSignal.timeout(10_000),
         });
-        return ((await res.json()) as { rssBytes: number }).rssBytes;
+        return (await res.json()) as FleetState;
       }),
     );
-    return each.reduce((a, b) => a + b, 0);
   }
 
   async destroy(): Promise<void> {

@@ -10,7 +10,8 @@
  *   {"control": {"port": 7070}, "addresses": [{"ip": "10.244.1.2", "config": AgentConfig}, ...]}
  * Prints `READY {"addresses": n, "startMs": ..., "rssBytes": ...}` once every address is bound.
  * The control endpoint, on every address of the namespace:
- *   GET  /state                          -> {"addresses", "rssBytes", "heapUsedBytes"}
+ *   GET  /state                          -> {"addresses", "rssBytes", "heapUsedBytes", "served": {"http", "grpc"}}
+ *        (served: requests every address received so far, summed)
  *   POST /grpc {"running": bool, "ips"?: [..]}   stop / restart gRPC on those addresses (default all)
  */
 import { readFileSync } from 'node:fs';
@@ -54,7 +55,12 @@ const control = createServer((req, res) => {
   const handle = async (): Promise<void> => {
     if (req.method === 'GET' && req.url === '/state') {
       const m = process.memoryUsage();
-      return reply(200, { addresses: agents.size, rssBytes: m.rss, heapUsedBytes: m.heapUsed });
+      const served = { http: 0, grpc: 0 };
+      for (const a of agents.values()) {
+        served.http += a.served.http;
+        served.grpc += a.served.grpc;
+      }
+      return reply(200, { addresses: agents.size, rssBytes: m.rss, heapUsedBytes: m.heapUsed, served });
     }
     if (req.method !== 'POST' || req.url !== '/grpc') return reply(404, { error: 'unknown control path' });
     const body = await readJson(req);

@@ -26,13 +26,16 @@ export interface GrpcListenerOptions {
   requestHandler: A2ARequestHandler;
   /** Receives the authorization metadata of every call. */
   onAuthorization?: (value: string) => void;
+  /** Called once per call to a method the listener serves (grpc-js answers others UNIMPLEMENTED first). */
+  onCall?: () => void;
   /** Answer every call INTERNAL with the request metadata quoted in the details. */
   echoHeaders?: boolean;
 }
 
 function recordingInterceptor(opts: GrpcListenerOptions): ServerInterceptor {
-  return (_method, call) =>
-    new ServerInterceptingCall(call, {
+  return (_method, call) => {
+    opts.onCall?.();
+    return new ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, mdNext) => {
@@ -50,6 +53,7 @@ function recordingInterceptor(opts: GrpcListenerOptions): ServerInterceptor {
           },
         }),
     });
+  };
 }
 
 function bearerInterceptor(token: string): ServerInterceptor {

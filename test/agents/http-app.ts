@@ -19,6 +19,8 @@ export interface HttpAppState {
   cardStreams: CardStream[];
   /** Authorization header values received, on any path (card included), oldest first. */
   authorizations: string[];
+  /** Requests received, on any path (card included). */
+  served: { http: number };
   echoHeaders: boolean;
 }
 
@@ -117,6 +119,7 @@ export function buildHttpApp(opts: HttpAppOptions): express.Express {
   const app = express();
   const { state } = opts;
   app.use((req: Request, res: Response, next) => {
+    state.served.http++;
     const auth = req.headers.authorization;
     if (auth !== undefined) state.authorizations.push(auth);
     if (!state.echoHeaders || req.path === CARD_PATH) return next();

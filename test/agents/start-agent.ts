@@ -32,6 +32,8 @@ export interface RunningAgent {
   calls: string[];
   /** TCP connections accepted per raw listener. */
   connections: { http: number; plain: number; hang: number; h2garbage: number };
+  /** Requests received: every HTTP request (card included), every gRPC call to a registered method. */
+  served: { http: number; grpc: number };
   /** Hostile card responses (slow, huge) as they ended. */
   cardStreams: CardStream[];
   /** TLS SNI names the HTTPS listener received (undefined when the client sent none). */
@@ -105,6 +107,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
   const host = config.host ?? '127.0.0.1';
   const ports: AgentPorts = {};
   const connections = { http: 0, plain: 0, hang: 0, h2garbage: 0 };
+  const served = { http: 0, grpc: 0 };
   const cardStreams: CardStream[] = [];
   const sni: (string | undefined)[] = [];
   const authorizations: string[] = [];
@@ -195,6 +198,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
       authToken: config.authToken,
       requestHandler,
       onAuthorization: (v) => authorizations.push(v),
+      onCall: () => served.grpc++,
       echoHeaders: config.echoHeaders ?? false,
     });
     await grpc.start();
@@ -208,6 +212,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     cardJson: config.card?.json === undefined ? undefined : substitute(config.card.json, vars()),
     cardStreams,
     authorizations,
+    served,
     echoHeaders: config.echoHeaders ?? false,
   };
   if (httpServer && httpConfig) {
@@ -227,6 +232,7 @@ export async function startAgent(config: AgentConfig = {}): Promise<RunningAgent
     seen: requestHandler.seen,
     calls: requestHandler.calls,
     connections,
+    served,
     cardStreams,
     sni,
     authorizations,

@@ -9,6 +9,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../harness/binaries.js';
 
+const ACCEPTED = 'connections the fleet accepted: operator spawn -> converged / a bare first-visit round';
+const SERVED = 'requests the fleet served: operator spawn -> converged / a bare first-visit round';
+
 const METRICS = [
   'fleet: processes started, every address bound (s)',
   'fleet: RSS of every fleet process (MiB)',
@@ -19,7 +22,8 @@ const METRICS = [
   'ratio: cold-start convergence / lower bound',
   'ratio: convergence after /readyz / lower bound',
   'CPU of the first visits: operator /readyz -> converged / a bare first-visit round (s)',
-  'connections the fleet accepted: operator spawn -> converged / a bare first-visit round',
+  ACCEPTED,
+  SERVED,
   'bare loop, a steady-state round: cards + probes, capability calls for 1 agent in 10 (s)',
   'operator probes until converged',
   'API requests per reconcile, cold start',
@@ -135,12 +139,14 @@ describe('npm run bench (tiny, two sizes)', () => {
         // The operator dialled at least every interface of every pod: agents x 2 pods x 3 bindings.
         assert.ok(Number(rows.get('operator probes until converged')?.[0]) >= size * 6, r.stdout);
         // The operator's connections are all new: an HTTP and a gRPC connection per pod at least.
-        const [accepted] = (
-          rows.get(
-            'connections the fleet accepted: operator spawn -> converged / a bare first-visit round',
-          )?.[0] ?? ''
-        ).split(' / ');
+        const [accepted] = (rows.get(ACCEPTED)?.[0] ?? '').split(' / ');
         assert.ok(Number(accepted) >= size * 2 * 2, r.stdout);
+        // The fleet served every pod's card and probes (agents x 2 pods x (1 + 3)) to the
+        // operator, and the bare round every call it counted of its own.
+        const [toOperator, toBare] = (rows.get(SERVED)?.[0] ?? '').split(' / ').map(Number);
+        assert.ok(toOperator! >= size * 2 * 4, r.stdout);
+        const ownCalls = /the bare round counted (\d+) calls/.exec(rows.get(SERVED)?.[2] ?? '')?.[1];
+        assert.equal(toBare, Number(ownCalls), r.stdout);
       }
       const cost = out.get('Cost per size');
       assert.ok(cost, r.stdout);
