@@ -861,7 +861,8 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   share of the wall time from \`/readyz\` to convergence says whether its cold start waits (on the API server,
   on probes) or computes: near 100 % only less CPU per first visit shortens it.
 - **Machine CPU**: the whole machine's busy time from \`/proc/stat\` over the same window (and over the
-  median bare first-visit round), split by process from each pid's \`/proc/<pid>/stat\` (utime + stime): the
+  median bare first-visit round), split by process from each pid's \`/proc/<pid>/stat\` (utime + stime; the
+  stime in parentheses, the kernel's work for that process: its sockets and the network stack it ran): the
   operator, kube-apiserver, etcd, the fleet processes, the benchmark; "other" is the rest (other processes,
   the kernel's own threads). Near 100 % of the cores, the cold start is bound by the machine, and whatever
   the control plane spends on the operator's API requests is time the bare loop does not pay.

@@ -3,7 +3,8 @@
  * (kube-apiserver, etcd), the agent fleet, this benchmark, and the rest. A cold start on a
  * machine whose cores the operator shares is bound by the machine, not by the operator alone;
  * the split says by whom. Linux `/proc` only: a process's utime + stime (its own threads, not its
- * children's), the machine's busy time from `/proc/stat`. Roles are given by pid, so other
+ * children's), and stime alone (the kernel's work for it: sockets, the network stack it ran),
+ * the machine's busy time from `/proc/stat`. Roles are given by pid, so other
  * work on the machine (another bench, a CI run with its own API server) counts as the rest.
  */
 import { execFileSync } from 'node:child_process';
@@ -20,6 +21,8 @@ export interface CpuReading {
   machineTotalS: number;
   /** CPU time per role (s), summed over its pids; a pid that is gone reads 0. */
   byRole: Record<Role, number>;
+  /** The system (kernel) part of byRole (s). */
+  systemByRole: Record<Role, number>;
 }
 
 export interface CpuSplit {
@@ -29,6 +32,7 @@ export interface CpuSplit {
   /** CPU used by the whole machine over the window (core-seconds). */
   busyS: number;
   byRole: Record<Role, number>;
+  systemByRole: Record<Role, number>;
   /** busyS less every role's (other processes and the kernel's own work). */
   otherS: number;
 }
@@ -55,13 +59,13 @@ export function parseProcStat(text: string): { busy: number; total: number; core
 }
 
 /**
- * utime + stime of a `/proc/<pid>/stat` line, in clock ticks. The command name (field 2) is in
+ * utime and stime of a `/proc/<pid>/stat` line, in clock ticks. The command name (field 2) is in
  * parentheses and may itself hold spaces or parentheses: fields are counted after its last `)`.
  */
-export function parsePidStat(text: string): number {
+export function parsePidStat(text: string): { user: number; system: number } {
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // rest[0] is field 3 (state); utime and stime are fields 14 and 15.
-  return Number(rest[11]) + Number(rest[12]);
+  return { user: Number(rest[11]), system: Number(rest[12]) };
 }
 
 let ticksPerSecond: number | undefined;
@@ -76,11 +80,11 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-function pidTicks(pid: number): number {
+function pidTicks(pid: number): { user: number; system: number } {
   try {
     return parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
-    return 0;
+    return { user: 0, system: 0 };
   }
 }
 
@@ -88,21 +92,44 @@ function pidTicks(pid: number): number {
 export function readCpu(pids: Partial<Record<Role, readonly (number | undefined)[]>>): CpuReading {
   const hz = clockTicks();
   const stat = parseProcStat(readFileSync('/proc/stat', 'utf8'));
-  const byRole = Object.fromEntries(
-    ROLES.map((r) => [r, (pids[r] ?? []).reduce<number>((s, pid) => s + (pid ? pidTicks(pid) : 0), 0) / hz]),
-  ) as Record<Role, number>;
-  return { at: performance.now(), machineBusyS: stat.busy / hz, machineTotalS: stat.total / hz, byRole };
+  const ticks = Object.fromEntries(
+    ROLES.map((r) => {
+      const each = (pids[r] ?? []).map((pid) => (pid ? pidTicks(pid) : { user: 0, system: 0 }));
+      return [
+        r,
+        each.reduce((s, t) => ({ user: s.user + t.user, system: s.system + t.system }), {
+          user: 0,
+          system: 0,
+        }),
+      ];
+    }),
+  ) as Record<Role, { user: number; system: number }>;
+  const perRole = (f: (t: { user: number; system: number }) => number) =>
+    Object.fromEntries(ROLES.map((r) => [r, f(ticks[r]) / hz])) as Record<Role, number>;
+  return {
+    at: performance.now(),
+    machineBusyS: stat.busy / hz,
+    machineTotalS: stat.total / hz,
+    byRole: perRole((t) => t.user + t.system),
+    systemByRole: perRole((t) => t.system),
+  };
 }
 
 /** What the machine and each role used between two readings. */
 export function cpuBetween(a: CpuReading, b: CpuReading, cores: number): CpuSplit {
-  const byRole = Object.fromEntries(ROLES.map((r) => [r, Math.max(0, b.byRole[r] - a.byRole[r])])) as Record<
-    Role,
-    number
-  >;
+  const delta = (f: (x: CpuReading) => Record<Role, number>) =>
+    Object.fromEntries(ROLES.map((r) => [r, Math.max(0, f(b)[r] - f(a)[r])])) as Record<Role, number>;
+  const byRole = delta((x) => x.byRole);
   const busyS = Math.max(0, b.machineBusyS - a.machineBusyS);
   const rolesS = ROLES.reduce((s, r) => s + byRole[r], 0);
-  return { wallS: (b.at - a.at) / 1000, cores, busyS, byRole, otherS: Math.max(0, busyS - rolesS) };
+  return {
+    wallS: (b.at - a.at) / 1000,
+    cores,
+    busyS,
+    byRole,
+    systemByRole: delta((x) => x.systemByRole),
+    otherS: Math.max(0, busyS - rolesS),
+  };
 }
 
 /** The machine's core count as /proc/stat lists them. */
@@ -110,10 +137,15 @@ export function machineCores(): number {
   return parseProcStat(readFileSync('/proc/stat', 'utf8')).cores;
 }
 
-/** "operator 31.2, kube-apiserver 40.1, ..., other 3.0" (core-seconds; roles that used none left out). */
+/**
+ * "operator 31.2 (system 4.0), kube-apiserver 40.1 (system 6.3), ..., other 3.0" (core-seconds;
+ * roles that used none left out).
+ */
 export function splitParts(s: CpuSplit): string {
   return [
-    ...ROLES.filter((r) => s.byRole[r] > 0).map((r) => `${r} ${s.byRole[r].toFixed(1)}`),
+    ...ROLES.filter((r) => s.byRole[r] > 0).map(
+      (r) => `${r} ${s.byRole[r].toFixed(1)} (system ${s.systemByRole[r].toFixed(1)})`,
+    ),
     `other ${s.otherS.toFixed(1)}`,
   ].join(', ');
 }

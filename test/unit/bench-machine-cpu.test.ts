@@ -28,33 +28,44 @@ describe('machine CPU', () => {
     assert.throws(() => parseProcStat('intr 1\n'), /no aggregate cpu line/);
   });
 
-  test('/proc/<pid>/stat: utime + stime, counted after the last parenthesis of the name', () => {
+  test('/proc/<pid>/stat: utime and stime, counted after the last parenthesis of the name', () => {
     const tail = 'S 1 2 3 4 5 6 7 8 9 10 111 222 13 14 20 0 4 0 99';
-    assert.equal(parsePidStat(`42 (node) ${tail}`), 333);
+    assert.deepEqual(parsePidStat(`42 (node) ${tail}`), { user: 111, system: 222 });
     // A command name may hold spaces and parentheses of its own.
-    assert.equal(parsePidStat(`42 (a) b (c)) ${tail}`), 333);
+    assert.deepEqual(parsePidStat(`42 (a) b (c)) ${tail}`), { user: 111, system: 222 });
   });
 
   test('a window: each role and the rest, never negative (a pid gone reads 0)', () => {
+    // System time is a quarter of each role's here.
     const at = (t: number, busy: number, operator: number, apiserver: number): CpuReading => ({
       at: t,
       machineBusyS: busy,
       machineTotalS: busy * 2,
       byRole: { operator, 'kube-apiserver': apiserver, etcd: 0, fleet: 0, benchmark: 0 },
+      systemByRole: {
+        operator: operator / 4,
+        'kube-apiserver': apiserver / 4,
+        etcd: 0,
+        fleet: 0,
+        benchmark: 0,
+      },
     });
     const split = cpuBetween(at(0, 100, 10, 20), at(10_000, 115, 14, 28), 2);
     assert.equal(split.wallS, 10);
     assert.equal(split.busyS, 15);
     assert.equal(split.byRole.operator, 4);
     assert.equal(split.byRole['kube-apiserver'], 8);
+    assert.equal(split.systemByRole.operator, 1);
+    assert.equal(split.systemByRole['kube-apiserver'], 2);
     assert.equal(split.otherS, 3);
     assert.match(
       describeSplit(split),
-      /^15\.0 of 20\.0 core-seconds \(75 % of 2 cores\): operator 4\.0, kube-apiserver 8\.0, other 3\.0$/,
+      /^15\.0 of 20\.0 core-seconds \(75 % of 2 cores\): operator 4\.0 \(system 1\.0\), kube-apiserver 8\.0 \(system 2\.0\), other 3\.0$/,
     );
     assert.equal(splitValue(split), '15.0 / 20.0 (75 %)');
     const gone = cpuBetween(at(0, 100, 10, 20), at(1000, 101, 0, 21), 2);
     assert.equal(gone.byRole.operator, 0);
+    assert.equal(gone.systemByRole.operator, 0);
     assert.equal(gone.otherS, 0);
   });
 
@@ -68,6 +79,7 @@ describe('machine CPU', () => {
       after = readCpu({ benchmark: [process.pid] });
     }
     assert.ok(after.byRole.benchmark > before.byRole.benchmark, 'this process used CPU');
+    assert.ok(after.systemByRole.benchmark <= after.byRole.benchmark, 'system time is part of the total');
     assert.ok(after.machineBusyS >= before.machineBusyS);
     assert.equal(before.byRole.fleet, 0, 'no such pid: reads 0');
   });
