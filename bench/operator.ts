@@ -29,11 +29,11 @@ import { bareRound, type BareAgent, type BareRound, type HeldCards } from './lib
 import { buildDist, loadShipped, stackTracesAsShipped } from './lib/shipped.js';
 import {
   Fleet,
-  servedBetween,
   startFleet,
   type FleetAgent,
   type FleetPod,
-  type Served,
+  trafficBetween,
+  type Traffic,
 } from './lib/agent-fleet.js';
 import { parseOptions, usage, type BenchOptions } from './lib/options.js';
 import {
@@ -319,7 +319,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const rounds: BareRound[] = [];
   const roundSplits: CpuSplit[] = [];
   const roundAccepts: number[] = [];
-  const roundServed: Served[] = [];
+  const roundTraffic: Traffic[] = [];
   const steadyRounds: (BareRound & { periodCpuMs: number })[] = [];
   // Rounds start a probe period apart, as the operator's visits do: connections then idle
   // between rounds exactly as long as the operator's, and the agents' keep-alive timeout
@@ -328,21 +328,32 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const periodMs = opts.period * 1000;
   try {
     let next = performance.now();
-    const paced = async (shape: Parameters<typeof bareRound>[4]): Promise<BareRound> => {
+    const paced = async (shape: Parameters<typeof bareRound>[4], using = prober): Promise<BareRound> => {
       await sleep(Math.max(0, next - performance.now()));
       next = performance.now() + periodMs;
-      return bareRound(ns, bare, lib, prober, shape);
+      return bareRound(ns, bare, lib, using, shape);
     };
-    await paced(firstVisit); // warm-up
+    // The warm-up round (JIT on both sides) opens the shared Prober's gRPC channels, which the
+    // steady rounds then find open, as the operator's steady visits do.
+    await paced(firstVisit);
     for (let i = 0; i < opts.bareRounds; i++) {
       await sleep(Math.max(0, next - performance.now()));
-      const cpu0 = readCpu(pids());
-      const accepts0 = readAccepts(fleetPids());
-      const served0 = await fleet.served();
-      rounds.push(await paced(firstVisit));
-      roundSplits.push(cpuBetween(cpu0, readCpu(pids()), cores));
-      roundAccepts.push(readAccepts(fleetPids()) - accepts0);
-      roundServed.push(servedBetween(served0, await fleet.served()));
+      // A measured first visit starts with no connection, as the operator's cold start does: a
+      // Prober of its own. The agents close idle HTTP connections between rounds anyway; an idle
+      // gRPC channel stays open for the Prober's idle timeout, and a shared Prober's round would
+      // open none of the one-per-pod gRPC connections a cold start opens.
+      const fresh = new lib.probe.Prober({ concurrency: opts.probeConcurrency });
+      try {
+        const cpu0 = readCpu(pids());
+        const accepts0 = readAccepts(fleetPids());
+        const traffic0 = await fleet.traffic();
+        rounds.push(await paced(firstVisit, fresh));
+        roundSplits.push(cpuBetween(cpu0, readCpu(pids()), cores));
+        roundAccepts.push(readAccepts(fleetPids()) - accepts0);
+        roundTraffic.push(trafficBetween(traffic0, await fleet.traffic()));
+      } finally {
+        await fresh.close();
+      }
     }
     for (let i = 0; i < opts.bareRounds; i++) {
       // A steady round's CPU is that of its whole period, as the operator's steady figure counts
@@ -365,7 +376,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   );
   const bareSplit = roundSplits[nearestRound]!;
   const bareAccepts = roundAccepts[nearestRound]!;
-  const bareServed = roundServed[nearestRound]!;
+  const bareTraffic = roundTraffic[nearestRound]!;
   const bareCalls = (r: BareRound): number => r.fetches + r.probes + r.capabilityCalls;
   const bareSteadyMs = median(steadyRounds.map((r) => r.ms));
   const bareProbes = rounds[0]!;
@@ -402,7 +413,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const spawned = performance.now();
   // From the spawn: nothing else dials the fleet then, and a first visit may start before /readyz is seen.
   const acceptsAtSpawn = readAccepts(fleetPids());
-  const servedAtSpawn = await fleet.served();
+  const trafficAtSpawn = await fleet.traffic();
   const operator = await startOperator({
     kubeconfig: cluster.kubeconfigPath,
     namespaces: [ns],
@@ -441,7 +452,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   const tConverged = await convergedAt;
   const coldSplit = cpuBetween(cpuAtReady, readCpu(pids()), cores);
   const coldAccepts = readAccepts(fleetPids()) - acceptsAtSpawn;
-  const coldServed = servedBetween(servedAtSpawn, await fleet.served());
+  const coldTraffic = trafficBetween(trafficAtSpawn, await fleet.traffic());
   const cold = await scrape(operator);
   const tRouted = await routedAt;
   const unverified = names.filter((n) => !allVerified(agents.objects.get(`${ns}/${n}`), opts.pods));
@@ -532,7 +543,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     {
       metric: "lower bound: bare fetchCard + Prober loop, the operator's first-visit calls (s)",
       value: s(bareMs),
-      note: `median of ${opts.bareRounds} rounds (${rounds.map((r) => s(r.ms)).join(', ')}) after a warm-up round, rounds started ${opts.period} s apart (the probe period); ${bareProbes.fetches} card fetches + ${bareProbes.probes} probes + ${bareProbes.capabilityCalls} capability calls (3 per verified interface, DESIGN 5.4); ${opts.workers} agents at once, ${opts.probeConcurrency} probes in flight, connections kept alive`,
+      note: `median of ${opts.bareRounds} rounds (${rounds.map((r) => s(r.ms)).join(', ')}) after a warm-up round, rounds started ${opts.period} s apart (the probe period); ${bareProbes.fetches} card fetches + ${bareProbes.probes} probes + ${bareProbes.capabilityCalls} capability calls (3 per verified interface, DESIGN 5.4); ${opts.workers} agents at once, ${opts.probeConcurrency} probes in flight, connections kept alive within a round, none open at its start (a Prober of its own, as at the operator's spawn)`,
     },
     { metric: 'ratio: cold-start convergence / lower bound', value: `${fixed(coldMs / bareMs, 1)}x` },
     {
@@ -558,12 +569,12 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     {
       metric: 'connections the fleet accepted: operator spawn -> converged / a bare first-visit round',
       value: `${coldAccepts} / ${bareAccepts}`,
-      note: `TCP PassiveOpens of the fleet's network namespaces (/proc/<pid>/net/snmp); ${podsTotal} pod addresses, each with an HTTP and a gRPC port; the bare round is the one nearest the median. An agent closes an idle HTTP connection after its keep-alive, so a longer window can reopen more`,
+      note: `TCP PassiveOpens of the fleet's network namespaces (/proc/<pid>/net/snmp); ${podsTotal} pod addresses, each with an HTTP and a gRPC port; the agents' HTTP listeners accepted ${coldTraffic.httpConnections} / ${bareTraffic.httpConnections} of them (the rest are gRPC and the benchmark's few reads of the fleet's control endpoint); the bare round is the one nearest the median. An agent closes an idle HTTP connection after its keep-alive, so a longer window can reopen more`,
     },
     {
       metric: 'requests the fleet served: operator spawn -> converged / a bare first-visit round',
-      value: `${coldServed.http + coldServed.grpc} / ${bareServed.http + bareServed.grpc}`,
-      note: `HTTP (cards, JSON-RPC, HTTP+JSON) + gRPC calls every pod address received: ${coldServed.http} + ${coldServed.grpc} / ${bareServed.http} + ${bareServed.grpc}; the bare round counted ${bareCalls(rounds[nearestRound]!)} calls of its own (cards + probes + capability calls), the round nearest the median. The operator's window also holds the steady visits of the agents converged first`,
+      value: `${coldTraffic.http + coldTraffic.grpc} / ${bareTraffic.http + bareTraffic.grpc}`,
+      note: `HTTP (cards, JSON-RPC, HTTP+JSON) + gRPC calls every pod address received: ${coldTraffic.http} + ${coldTraffic.grpc} / ${bareTraffic.http} + ${bareTraffic.grpc}; the bare round counted ${bareCalls(rounds[nearestRound]!)} calls of its own (cards + probes + capability calls), the round nearest the median. The operator's window also holds the steady visits of the agents converged first`,
     },
     {
       metric: 'bare loop, a steady-state round: cards + probes, capability calls for 1 agent in 10 (s)',
@@ -838,10 +849,12 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   interface probed at that pod, then the three capability calls of each verified interface, DESIGN 5.4) issued
   by a loop over the operator's own \`Prober\` (\`fetchCard\`, \`probe\`, \`probeCapability\`), with the operator's
   concurrency shape (\`--workers\` agents at once, each agent's pods in parallel, \`--probe-concurrency\` probes in
-  flight); one Prober for every round, so connections stay alive as they do in the operator, after one warm-up
-  round; rounds start one probe period apart, as the operator's visits do, so connections idle between rounds as
-  long as the operator's (the agents close idle connections after Node's default 5 s, on both sides alike); no
-  Kubernetes. Then as many steady rounds: cards and probes (a card whose bytes did not change since the last
+  flight), after one warm-up round; each measured first-visit round with a Prober of its own, so it starts with no
+  connection open, as the operator's cold start does (it opens every pod's gRPC connection, which a shared Prober
+  would have kept open since the warm-up), and the steady rounds with one shared Prober, so connections stay alive
+  between them as they do between the operator's visits; rounds start one probe period apart, as the operator's
+  visits do, so connections idle between rounds as long as the operator's (the agents close idle HTTP connections
+  after Node's default 5 s, on both sides alike); no Kubernetes. Then as many steady rounds: cards and probes (a card whose bytes did not change since the last
   round is not parsed again, as in the operator), and the capability calls for one agent in
   ${CAPABILITY_PERIODS} in turn, as the operator makes them per period once its findings are conclusive. Both
   sides are measured in this run.

@@ -48,20 +48,30 @@ export interface FleetProcess {
   startMs?: number;
 }
 
-export interface Served {
+/** What the fleet's pod addresses served, summed: requests and the HTTP connections they came on. */
+export interface Traffic {
+  /** HTTP requests (cards, JSON-RPC, HTTP+JSON). */
   http: number;
+  /** gRPC calls to a method the agents serve. */
   grpc: number;
+  /** HTTP connections the agents' HTTP listeners accepted (gRPC's are the rest of a namespace's accepts). */
+  httpConnections: number;
 }
 
-/** Requests served from `before` to `after` (two readings of `Fleet.served()`). */
-export function servedBetween(before: Served, after: Served): Served {
-  return { http: after.http - before.http, grpc: after.grpc - before.grpc };
+/** Traffic from `before` to `after` (two readings of `Fleet.traffic()`). */
+export function trafficBetween(before: Traffic, after: Traffic): Traffic {
+  return {
+    http: after.http - before.http,
+    grpc: after.grpc - before.grpc,
+    httpConnections: after.httpConnections - before.httpConnections,
+  };
 }
 
 /** What a fleet process's `GET /state` answers (test/agents/fleet-server.ts). */
 interface FleetState {
   rssBytes: number;
-  served: Served;
+  served: { http: number; grpc: number };
+  connections: { http: number };
 }
 
 export interface FleetOptions {
@@ -97,11 +107,15 @@ export class Fleet {
     return (await this.states()).reduce((sum, s) => sum + s.rssBytes, 0);
   }
 
-  /** Requests every pod address received so far (HTTP, card included; gRPC calls), summed. */
-  async served(): Promise<Served> {
+  /** What every pod address served so far, summed over the processes. */
+  async traffic(): Promise<Traffic> {
     return (await this.states()).reduce(
-      (sum, s) => ({ http: sum.http + s.served.http, grpc: sum.grpc + s.served.grpc }),
-      { http: 0, grpc: 0 },
+      (sum, s) => ({
+        http: sum.http + s.served.http,
+        grpc: sum.grpc + s.served.grpc,
+        httpConnections: sum.httpConnections + s.connections.http,
+      }),
+      { http: 0, grpc: 0, httpConnections: 0 },
     );
   }
 

@@ -10,8 +10,8 @@
  *   {"control": {"port": 7070}, "addresses": [{"ip": "10.244.1.2", "config": AgentConfig}, ...]}
  * Prints `READY {"addresses": n, "startMs": ..., "rssBytes": ...}` once every address is bound.
  * The control endpoint, on every address of the namespace:
- *   GET  /state                          -> {"addresses", "rssBytes", "heapUsedBytes", "served": {"http", "grpc"}}
- *        (served: requests every address received so far, summed)
+ *   GET  /state    -> {"addresses", "rssBytes", "heapUsedBytes", "served": {"http", "grpc"}, "connections": {"http"}}
+ *        (requests every address received so far and the HTTP connections it accepted, summed)
  *   POST /grpc {"running": bool, "ips"?: [..]}   stop / restart gRPC on those addresses (default all)
  */
 import { readFileSync } from 'node:fs';
@@ -56,11 +56,20 @@ const control = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/state') {
       const m = process.memoryUsage();
       const served = { http: 0, grpc: 0 };
+      const connections = { http: 0 };
       for (const a of agents.values()) {
         served.http += a.served.http;
         served.grpc += a.served.grpc;
+        connections.http += a.connections.http;
       }
-      return reply(200, { addresses: agents.size, rssBytes: m.rss, heapUsedBytes: m.heapUsed, served });
+      const { rss, heapUsed } = m;
+      return reply(200, {
+        addresses: agents.size,
+        rssBytes: rss,
+        heapUsedBytes: heapUsed,
+        served,
+        connections,
+      });
     }
     if (req.method !== 'POST' || req.url !== '/grpc') return reply(404, { error: 'unknown control path' });
     const body = await readJson(req);

@@ -141,6 +141,9 @@ describe('npm run bench (tiny, two sizes)', () => {
         // The operator's connections are all new: an HTTP and a gRPC connection per pod at least.
         const [accepted] = (rows.get(ACCEPTED)?.[0] ?? '').split(' / ');
         assert.ok(Number(accepted) >= size * 2 * 2, r.stdout);
+        // Of them, the agents' HTTP listeners counted at least one per pod, and not more than all.
+        const http = /HTTP listeners accepted (\d+) \//.exec(rows.get(ACCEPTED)?.[2] ?? '')?.[1];
+        assert.ok(Number(http) >= size * 2 && Number(http) <= Number(accepted), r.stdout);
         // The fleet served every pod's card and probes (agents x 2 pods x (1 + 3)) to the
         // operator, and the bare round every call it counted of its own.
         const [toOperator, toBare] = (rows.get(SERVED)?.[0] ?? '').split(' / ').map(Number);
