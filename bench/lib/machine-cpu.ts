@@ -58,11 +58,17 @@ export function parseProcStat(text: string): { busy: number; total: number; core
   };
 }
 
+/** A process's user and system CPU time, in clock ticks. */
+export interface PidTicks {
+  user: number;
+  system: number;
+}
+
 /**
  * utime and stime of a `/proc/<pid>/stat` line, in clock ticks. The command name (field 2) is in
  * parentheses and may itself hold spaces or parentheses: fields are counted after its last `)`.
  */
-export function parsePidStat(text: string): { user: number; system: number } {
+export function parsePidStat(text: string): PidTicks {
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // rest[0] is field 3 (state); utime and stime are fields 14 and 15.
   return { user: Number(rest[11]), system: Number(rest[12]) };
@@ -80,11 +86,14 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-function pidTicks(pid: number): { user: number; system: number } {
+const NO_TICKS: PidTicks = { user: 0, system: 0 };
+
+function pidTicks(pid: number | undefined): PidTicks {
+  if (!pid) return NO_TICKS;
   try {
     return parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
-    return { user: 0, system: 0 };
+    return NO_TICKS;
   }
 }
 
@@ -92,26 +101,25 @@ function pidTicks(pid: number): { user: number; system: number } {
 export function readCpu(pids: Partial<Record<Role, readonly (number | undefined)[]>>): CpuReading {
   const hz = clockTicks();
   const stat = parseProcStat(readFileSync('/proc/stat', 'utf8'));
-  const ticks = Object.fromEntries(
-    ROLES.map((r) => {
-      const each = (pids[r] ?? []).map((pid) => (pid ? pidTicks(pid) : { user: 0, system: 0 }));
-      return [
-        r,
-        each.reduce((s, t) => ({ user: s.user + t.user, system: s.system + t.system }), {
-          user: 0,
-          system: 0,
-        }),
-      ];
-    }),
-  ) as Record<Role, { user: number; system: number }>;
-  const perRole = (f: (t: { user: number; system: number }) => number) =>
-    Object.fromEntries(ROLES.map((r) => [r, f(ticks[r]) / hz])) as Record<Role, number>;
+  const byRole = {} as Record<Role, number>;
+  const systemByRole = {} as Record<Role, number>;
+  for (const r of ROLES) {
+    // Each pid's /proc read once: both figures come from the same reading.
+    let user = 0;
+    let system = 0;
+    for (const t of (pids[r] ?? []).map(pidTicks)) {
+      user += t.user;
+      system += t.system;
+    }
+    byRole[r] = (user + system) / hz;
+    systemByRole[r] = system / hz;
+  }
   return {
     at: performance.now(),
     machineBusyS: stat.busy / hz,
     machineTotalS: stat.total / hz,
-    byRole: perRole((t) => t.user + t.system),
-    systemByRole: perRole((t) => t.system),
+    byRole,
+    systemByRole,
   };
 }
 

@@ -62,11 +62,10 @@ const control = createServer((req, res) => {
         served.grpc += a.served.grpc;
         connections.http += a.connections.http;
       }
-      const { rss, heapUsed } = m;
       return reply(200, {
         addresses: agents.size,
-        rssBytes: rss,
-        heapUsedBytes: heapUsed,
+        rssBytes: m.rss,
+        heapUsedBytes: m.heapUsed,
         served,
         connections,
       });

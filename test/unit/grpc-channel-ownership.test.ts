@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { CardParseError, parseCard, type ParsedCard } from '../../src/card/index.js';
 import { Prober } from '../../src/probe/index.js';
 import { startAgent } from '../agents/start-agent.js';
+import { waitFor } from '../harness/wait.js';
 
 /** Forwards 127.0.0.1:<port> to `target`; `open` counts the client connections open now. */
 async function countingForwarder(
@@ -39,14 +40,6 @@ async function countingForwarder(
   };
 }
 
-async function until(what: string, cond: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 void test('two Probers dial their own gRPC connections, and closing one closes its connection at once', async () => {
   const agent = await startAgent({ http: false, grpc: {} });
   const fwd = await countingForwarder(agent.ports.grpc!);
@@ -68,7 +61,7 @@ void test('two Probers dial their own gRPC connections, and closing one closes i
     assert.equal(fwd.open(), 2, "the second Prober dialled its own connection, not the first one's");
     await first.close();
     // Well under grpc-js's 10 s sweep of its global pool.
-    await until("the first Prober's connection closed", () => fwd.open() === 1, 3000);
+    await waitFor("the first Prober's connection closed", () => Promise.resolve(fwd.open() === 1), 3000, 20);
     assert.equal((await second.probe(target, iface, { timeoutMs: 5000 })).state, 'Verified');
     assert.equal(fwd.open(), 1, 'the second one still uses its own');
   } finally {
