@@ -889,6 +889,12 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   over the count of \`a2a_operator_reconcile_duration_seconds\` (watches are long-lived and not counted per event).
   **Writes per steady-state period**: POST/PUT/PATCH/DELETE requests over ${opts.steadyPeriods} probe periods,
   starting one period after routing completed; the target is zero.
+- **What a request costs the control plane** (\`npm run bench:api\`, not part of this run): kube-apiserver
+  + etcd CPU (\`/proc/<pid>/stat\`) per request of each kind an agent's first visit sends, on a control plane
+  with nothing else running (no watcher, no operator), 400 requests of a kind at a time, 8 in flight,
+  median of 3 rounds; the A2AAgent is the shipped CRD with a converged benchmark agent's spec and status
+  (\`bench/fixtures/a2aagent-bench.json\`). Their sum with the cold start's mix of requests per agent is a
+  floor under what the cold start costs the control plane (the rows *machine CPU*).
 - **Reaction latency**: gRPC is stopped on every pod address of one agent (the fleet's control endpoint); each
   pod's latency is the time until the benchmark's watch sees its address leave the agent's gRPC EndpointSlice.
   Then gRPC is restarted, and the latency is until the address is back. ${opts.events} events,

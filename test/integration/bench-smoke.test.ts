@@ -210,3 +210,29 @@ describe('npm run bench:probe (tiny)', () => {
     for (const x of ratios) assert.ok(Number.isFinite(Number(x)) && Number(x) > 0, r.stdout);
   });
 });
+
+describe('npm run bench:api (tiny)', () => {
+  test(
+    'completes and prints every request kind and the cold-start sum, finite',
+    { timeout: 600_000 },
+    async () => {
+      // Its own control plane: it reads the API server's and etcd's CPU by pid.
+      const r = await runBench(['--requests=10', '--rounds=1'], 'bench/api-cost.ts', {
+        A2A_TEST_CLUSTER: '',
+        A2A_TEST_KUBECONFIG: '',
+      });
+      assert.equal(r.code, 0, `bench:api failed:\n${r.stderr.slice(-4000)}`);
+      const kinds = r.stdout.split('\n').filter((l) => / ms {2}x \d+ per cold agent$/.test(l));
+      // 8 kinds a cold start sends, 3 comparisons
+      assert.equal(kinds.length, 11, r.stdout);
+      for (const line of kinds) {
+        const ms = Number(/([\d.]+) ms {2}x/.exec(line)?.[1]);
+        assert.ok(Number.isFinite(ms) && ms >= 0, line);
+      }
+      // The sum carries the cold start's 10 requests per agent, and some CPU.
+      const sum = /an agent's cold start, 10 requests: +([\d.]+) ms/.exec(r.stdout)?.[1];
+      assert.ok(Number(sum) > 0, r.stdout);
+      assert.match(r.stdout, /status apply: \d+ % of it; without the CRD's schema [\d.]+ ms \(-?\d+ %/);
+    },
+  );
+});
