@@ -19,7 +19,16 @@ import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { ContentType, KubeClient, type ApiRequest } from '../src/kube/client.js';
 import { microTime } from '../src/kube/clock.js';
+import { FIELD_MANAGER } from '../src/kube/apply.js';
 import { isNotFound } from '../src/kube/errors.js';
+import {
+  AGENT_LABEL,
+  CARD_KEY,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  SERVICE_NAME_LABEL,
+  SLICE_MANAGED_BY,
+} from '../src/routing/objects.js';
 import { REPO_ROOT } from '../test/harness/binaries.js';
 import { useCluster, type Cluster } from '../test/harness/cluster.js';
 import { readCpu } from './lib/machine-cpu.js';
@@ -29,7 +38,7 @@ const CRD_FILE = join(REPO_ROOT, 'crds/a2a.dev_a2aagents.yaml');
 const FIXTURE = join(REPO_ROOT, 'bench/fixtures/a2aagent-bench.json');
 const IN_FLIGHT = 8;
 const LOOSE_GROUP = 'noschema.bench.a2a.dev';
-const LABELS = { 'app.kubernetes.io/managed-by': 'a2a-operator', 'a2a.dev/agent': 'agent' };
+const LABELS = { [MANAGED_BY_LABEL]: MANAGED_BY, [AGENT_LABEL]: 'agent' };
 
 interface Kind {
   name: string;
@@ -38,6 +47,8 @@ interface Kind {
    * (`API requests per reconcile, cold start`, 10 per agent at every size); 0 for comparisons.
    */
   perAgent: number;
+  /** Which kind the summary lines name. */
+  id?: 'status' | 'schemaless';
   /** A 404 is the answer (a name claim of a name nothing holds). */
   absent?: true;
   /** Objects this kind needs before it is measured (created once, not measured). */
@@ -59,7 +70,7 @@ function kinds(ns: string, fixture: { spec: unknown; status: Record<string, unkn
     (i: number, round: number): ApiRequest => ({
       method: 'PATCH',
       path: `${agents(group)}/${agentBody(group, i).metadata.name}/status`,
-      query: { fieldManager: 'a2a-operator', force: true },
+      query: { fieldManager: FIELD_MANAGER, force: true },
       contentType: ContentType.apply,
       body: {
         apiVersion: `${group}/v1alpha1`,
@@ -74,7 +85,7 @@ function kinds(ns: string, fixture: { spec: unknown; status: Record<string, unkn
   const apply = (path: string, body: Record<string, unknown>): ApiRequest => ({
     method: 'PATCH',
     path,
-    query: { fieldManager: 'a2a-operator', force: true },
+    query: { fieldManager: FIELD_MANAGER, force: true },
     contentType: ContentType.apply,
     body,
   });
@@ -155,8 +166,8 @@ function kinds(ns: string, fixture: { spec: unknown; status: Record<string, unkn
             namespace: ns,
             labels: {
               ...LABELS,
-              'kubernetes.io/service-name': `svc-${r}-${i}`,
-              'endpointslice.kubernetes.io/managed-by': 'operator.a2a.dev',
+              [SERVICE_NAME_LABEL]: `svc-${r}-${i}`,
+              'endpointslice.kubernetes.io/managed-by': SLICE_MANAGED_BY,
             },
           },
           addressType: 'IPv4',
@@ -176,11 +187,12 @@ function kinds(ns: string, fixture: { spec: unknown; status: Record<string, unkn
           apiVersion: 'v1',
           kind: 'ConfigMap',
           metadata: { name: `card-${r}-${i}`, namespace: ns, labels: LABELS },
-          data: { 'agent-card.json': `${card}\n` },
+          data: { [CARD_KEY]: `${card}\n` },
         }),
     },
     {
       name: 'PATCH a2aagents/status (apply, changed)',
+      id: 'status',
       perAgent: 1,
       setup: (i) => ({ method: 'POST', path: agents('a2a.dev'), body: agentBody('a2a.dev', i) }),
       request: statusApply('a2a.dev'),
@@ -213,6 +225,7 @@ function kinds(ns: string, fixture: { spec: unknown; status: Record<string, unkn
     },
     {
       name: 'PATCH a2aagents/status under a CRD without a schema (comparison only)',
+      id: 'schemaless',
       perAgent: 0,
       setup: (i) => ({ method: 'POST', path: agents(LOOSE_GROUP), body: agentBody(LOOSE_GROUP, i) }),
       request: statusApply(LOOSE_GROUP),
@@ -318,8 +331,8 @@ async function main(): Promise<void> {
   console.log(
     `an agent's cold start, ${requests} requests: ${(perAgent / 1000).toFixed(2).padStart(6)} ms of control-plane CPU (no watcher, nothing else running)`,
   );
-  const status = rows.find((r) => r.name.startsWith('PATCH a2aagents/status (apply'))!;
-  const loose = rows.find((r) => r.name.includes('without a schema'))!;
+  const status = rows.find((r) => r.id === 'status')!;
+  const loose = rows.find((r) => r.id === 'schemaless')!;
   console.log(
     `status apply: ${((100 * status.us) / perAgent).toFixed(0)} % of it; without the CRD's schema ${(loose.us / 1000).toFixed(2)} ms (${((100 * (status.us - loose.us)) / status.us).toFixed(0)} % of the status apply is validating against the schema)`,
   );

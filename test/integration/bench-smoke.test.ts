@@ -1,8 +1,9 @@
 // `npm run bench` at two tiny sizes (`--sizes 2,4`) with the multiplexed fleet: it completes,
 // cleans up after itself, and prints for each size the results table, then the cost curve and
 // the ceiling of one replica, every figure present and finite. `npm run bench:probe` on a few
-// interfaces: every client's line and ratio, finite. No timing is asserted: the benchmarks report
-// numbers, tests check behaviour.
+// interfaces: every client's line and ratio, finite. `npm run bench:api` with a few requests of
+// each kind: every kind's line and the cold-start sum, finite. No timing is asserted: the
+// benchmarks report numbers, tests check behaviour.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
