@@ -120,23 +120,37 @@ export class LeaderElector {
   /**
    * Gives the lease up (holder cleared, 1 s duration) so a standby takes over at its next
    * retry instead of waiting out the lease. Returns false if the write failed.
+   *
+   * Reads the lease first, as client-go's release does: a renewal cut off on shutdown may have
+   * reached the API server without its answer reaching us, and an update with the
+   * resourceVersion we last saw would then be refused (409), leaving the standby to wait out
+   * the whole lease. Only a lease still naming us is cleared.
    */
   async release(): Promise<boolean> {
     if (!this.isLeader() || !this.observed) return true;
-    const now = microTime(this.clock.now());
-    const record: LeaseRecord = {
-      holderIdentity: '',
-      leaseDurationSeconds: 1,
-      acquireTime: now,
-      renewTime: now,
-      leaseTransitions: this.observed.spec.leaseTransitions ?? 0,
-    };
+    const cutoff = new AbortController();
+    const timer = this.clock.setTimer(
+      () => cutoff.abort(new Error('lease request deadline')),
+      this.renewDeadlineMs,
+    );
     try {
-      this.setObserved(await this.opts.lock.update(this.observed.resourceVersion, record));
+      const current = await this.opts.lock.get(cutoff.signal);
+      if (!current || current.spec.holderIdentity !== this.opts.identity) return true;
+      const now = microTime(this.clock.now());
+      const record: LeaseRecord = {
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: current.spec.leaseTransitions ?? 0,
+      };
+      this.setObserved(await this.opts.lock.update(current.resourceVersion, record, cutoff.signal));
       return true;
     } catch (err) {
       this.opts.onError?.(err);
       return false;
+    } finally {
+      timer.cancel();
     }
   }
 

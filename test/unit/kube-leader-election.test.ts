@@ -175,6 +175,38 @@ describe('LeaderElector', () => {
     await b.done;
   });
 
+  it('release after a renewal whose answer was lost still clears the lease (reads it first)', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLeaseStore();
+    const a = candidate('a', lock, clock);
+    await clock.advance(0);
+    // A renewal the API server applied but whose answer never came back (its request was cut
+    // off on shutdown): the stored resourceVersion is newer than the one the elector saw.
+    await lock.update(lock.lease!.resourceVersion, { ...lock.lease!.spec, renewTime: 'later' });
+    const b = candidate('b', lock, clock);
+    await clock.advance(500);
+    a.stop.abort();
+    await a.done;
+    assert.equal(lock.lease?.spec.holderIdentity, '');
+    await clock.advance(2_000);
+    assert.deepEqual(b.log, ['started']);
+    b.stop.abort();
+    await b.done;
+  });
+
+  it('release leaves a lease that no longer names it alone', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLeaseStore();
+    const a = candidate('a', lock, clock);
+    await clock.advance(0);
+    // Taken over behind its back (its last view still names itself).
+    await lock.update(lock.lease!.resourceVersion, { ...lock.lease!.spec, holderIdentity: 'other' });
+    assert.equal(await a.elector.release(), true);
+    assert.equal(lock.lease?.spec.holderIdentity, 'other');
+    a.stop.abort();
+    await a.done;
+  });
+
   it('two candidates racing for a free lease: exactly one wins (409 for the other)', async () => {
     const clock = new FakeClock();
     const lock = new MemoryLeaseStore();
