@@ -32,7 +32,7 @@ import {
 import { REPO_ROOT } from '../test/harness/binaries.js';
 import { useCluster, type Cluster } from '../test/harness/cluster.js';
 import { readCpu } from './lib/machine-cpu.js';
-import { median } from './lib/stats.js';
+import { limited, median } from './lib/stats.js';
 
 const CRD_FILE = join(REPO_ROOT, 'crds/a2a.dev_a2aagents.yaml');
 const FIXTURE = join(REPO_ROOT, 'bench/fixtures/a2aagent-bench.json');
@@ -262,24 +262,19 @@ async function installSchemalessCrd(cluster: Cluster): Promise<void> {
 }
 
 /** Sends `count` requests, `IN_FLIGHT` at a time; every one must succeed. */
-async function send(
+function send(
   client: KubeClient,
   count: number,
   make: (i: number) => ApiRequest,
   absentOk = false,
 ): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < count) {
-        const req = make(next++);
-        await client.request(req).catch((err: unknown) => {
-          if (absentOk && isNotFound(err)) return;
-          throw err;
-        });
-      }
-    }),
-  );
+  const indices = Array.from({ length: count }, (_, i) => i);
+  return limited(indices, IN_FLIGHT, async (i) => {
+    await client.request(make(i)).catch((err: unknown) => {
+      if (absentOk && isNotFound(err)) return;
+      throw err;
+    });
+  });
 }
 
 async function main(): Promise<void> {
