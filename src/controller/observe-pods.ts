@@ -85,6 +85,13 @@ export interface ObserveResult {
    * rather than routine.
    */
   confirming: boolean;
+  /**
+   * Whether a failure is confirmed (a pod or interface is out of routing until a card fetch or
+   * probe passes again): the next visit is the one that can bring it back, so it is urgent too.
+   * A heal waits for that probe, at most a period; it should not also wait behind every routine
+   * revisit of the healthy fleet.
+   */
+  restoring: boolean;
   probes: number;
   fetches: number;
 }
@@ -298,14 +305,22 @@ export async function observePods(visit: ObserveInput): Promise<ObserveResult> {
   );
   let nextDueAt: number | undefined;
   let confirming = false;
+  let restoring = false;
   for (const p of input.memory.pods.values()) {
     const times = [p.card?.dueAt, ...[...p.probes.values()].map((r) => r.dueAt)];
     for (const t of times) if (t !== undefined && (nextDueAt === undefined || t < nextDueAt)) nextDueAt = t;
-    if (p.card && p.card.failures > 0 && p.card.failures < threshold) confirming = true;
-    for (const r of p.probes.values()) if (r.verdict.failures > 0 && !r.verdict.confirmed) confirming = true;
+    if (p.card && p.card.failures > 0) {
+      if (p.card.failures < threshold) confirming = true;
+      else restoring = true;
+    }
+    for (const r of p.probes.values()) {
+      if (r.verdict.failures === 0) continue;
+      if (r.verdict.confirmed) restoring = true;
+      else confirming = true;
+    }
   }
   if (deferred) nextDueAt = Math.min(nextDueAt ?? Infinity, input.now());
-  return { observations, nextDueAt, confirming, probes, fetches };
+  return { observations, nextDueAt, confirming, restoring, probes, fetches };
 }
 
 /**

@@ -568,9 +568,10 @@ export class AgentReconciler {
       // the missing object appears (Secrets are not watched: least privilege).
       return { requeueAfterMs: spec.probe.periodSeconds * 1000, priority: 'low' };
     }
-    // A revisit that may confirm a failure (and withdraw) is urgent; the rest are routine and,
-    // when workers are busy, wait behind it and behind events (kube/workqueue.ts).
-    const priority = observed.confirming ? 'high' : 'low';
+    // A revisit that may confirm a failure (and withdraw) or bring a withdrawn pod or interface
+    // back is urgent; the rest are routine and, when workers are busy, wait behind them and
+    // behind events (kube/workqueue.ts).
+    const priority = observed.confirming || observed.restoring ? 'high' : 'low';
     const next = observed.nextDueAt;
     return next === undefined
       ? { requeueAfterMs: spec.probe.periodSeconds * 1000, priority }

@@ -3,10 +3,11 @@
  * default_rate_limiters.go), plus two rules of controller-runtime's priority queue: an immediate
  * add wins over a pending delayed one, and ready keys are handed out by priority.
  *
- * Priority: `high` (the default: events, retries, a reconcile confirming a failure) before `low`
- * (routine revisits); first in, first out within each. When workers cannot keep up, routine
- * revisits wait and stretch the period while the reconciles that change what is routed do not
- * queue behind them. A key queued at both priorities is queued once, at `high`.
+ * Priority: `high` (the default: events, retries, a revisit that confirms a failure or can bring
+ * a withdrawn pod back) before `low` (routine revisits); first in, first out within each. When
+ * workers cannot keep up, routine revisits wait and stretch the period while the reconciles that
+ * change what is routed do not queue behind them. A key queued at both priorities is queued
+ * once, at `high`.
  *
  * Guarantees:
  * - a key is queued at most once (the `dirty` set collapses bursts into one reconcile);

@@ -38,7 +38,7 @@ export class OperatorMetrics {
   });
   readonly queueLatency = new Histogram({
     name: 'a2a_operator_queue_latency_seconds',
-    help: 'Time a key waited in the queue after it became ready, by queue priority (high: events, retries, confirming a failure; low: routine revisits).',
+    help: 'Time a key waited in the queue after it became ready, by queue priority (high: events, retries, confirming a failure, revisiting a withdrawn pod or interface; low: routine revisits).',
     labelNames: ['priority'],
     buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
     registers: [this.registry],

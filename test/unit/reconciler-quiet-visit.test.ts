@@ -153,7 +153,7 @@ function world(quietVisits: boolean, opts: { jitter?: boolean } = {}) {
   /** One visit a period after the last: every probe and card fetch is due. */
   const visit = async () => {
     w.clock += PERIOD_MS;
-    await reconciler.reconcile('ns/a', new AbortController().signal).catch(() => undefined);
+    return reconciler.reconcile('ns/a', new AbortController().signal).catch(() => undefined);
   };
   /** Another writer's change to the first routing object of a kind: new fields, a new resourceVersion. */
   const edit = (kind: Kind, fields: Record<string, unknown>) => {
@@ -212,6 +212,24 @@ void test('a failing answer goes the full way: confirmed, withdrawn, written', a
     w.events.some((e) => e.includes('Unreachable')),
     w.events.join('\n'),
   );
+});
+
+void test('a withdrawn interface keeps its revisits urgent until it heals', async () => {
+  const w = await steady();
+  const priorities: (string | undefined)[] = [];
+  const visit = async () => priorities.push((await w.visit())?.priority);
+  await visit(); // steady
+  w.answer = REFUSED;
+  await visit(); // first failure: confirming
+  await visit(); // confirmed: withdrawn, restoring
+  const writes = w.writes.length;
+  for (let i = 0; i < 3; i++) await visit(); // still refused
+  assert.equal(w.writes.length, writes, 'a broken steady state writes nothing');
+  w.answer = VERIFIED;
+  await visit(); // healed: back, routine again
+  await visit();
+  assert.deepEqual(priorities, ['low', 'high', 'high', 'high', 'high', 'high', 'low', 'low']);
+  assert.equal(w.agent.status?.interfaces?.[0]?.advertised, true);
 });
 
 void test('a status someone else wrote goes the full way and is put back', async () => {

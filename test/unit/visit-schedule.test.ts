@@ -101,7 +101,7 @@ void test('requeued at the next due time, each visit probes every item: one prob
   );
 });
 
-void test('a failure awaiting confirmation makes the next visit urgent (confirming); a confirmed or healed one does not', async () => {
+void test('a failure awaiting confirmation (confirming) or confirmed (restoring) makes the next visit urgent; a healed one does not', async () => {
   const spec2 = agentSpec(8080, { probe: { periodSeconds: PERIOD_MS / 1000, failureThreshold: 2 } });
   const { backend } = healthyFleet();
   let failing = false;
@@ -122,17 +122,61 @@ void test('a failure awaiting confirmation makes the next visit urgent (confirmi
   const visit = () =>
     observePods(observeInput(spec2, flaky, { pods, memory, now: () => now, random: seeded(3) }));
   let res = await visit();
-  assert.equal(res.confirming, false, 'all verified');
+  assert.deepEqual([res.confirming, res.restoring], [false, false], 'all verified');
   now = res.nextDueAt!;
   failing = true;
   res = await visit();
-  assert.equal(res.confirming, true, 'one failure of two');
+  assert.deepEqual([res.confirming, res.restoring], [true, false], 'one failure of two');
   assert.ok(res.nextDueAt! - now <= 1000, 'due again on the fast schedule');
   now = res.nextDueAt!;
   res = await visit();
-  assert.equal(res.confirming, false, 'confirmed: back to the period');
+  assert.deepEqual(
+    [res.confirming, res.restoring],
+    [false, true],
+    'confirmed: withdrawn until a probe passes',
+  );
+  assert.ok(res.nextDueAt! - now >= 0.8 * PERIOD_MS, 'the withdrawn interface is probed at the period');
+  now = res.nextDueAt!;
+  res = await visit();
+  assert.deepEqual([res.confirming, res.restoring], [false, true], 'still broken: still urgent');
   now = res.nextDueAt!;
   failing = false;
   res = await visit();
-  assert.equal(res.confirming, false, 'healed');
+  assert.deepEqual([res.confirming, res.restoring], [false, false], 'healed');
+});
+
+void test('a card that cannot be fetched: confirming, then restoring once confirmed, neither once it is back', async () => {
+  const spec2 = agentSpec(8080, { probe: { periodSeconds: PERIOD_MS / 1000, failureThreshold: 2 } });
+  const { backend } = healthyFleet();
+  let failing = false;
+  const flaky: ProbeBackend = {
+    ...backend,
+    fetchCard: (req) =>
+      failing
+        ? Promise.resolve({ kind: 'error', reason: 'CardUnreachable', message: 'refused' })
+        : backend.fetchCard(req),
+  };
+  const memory = new MemoryStore().for('ns/a', 1);
+  let now = 1_000_000;
+  const visit = () =>
+    observePods(observeInput(spec2, flaky, { pods, memory, now: () => now, random: seeded(5) }));
+  let res = await visit();
+  assert.deepEqual([res.confirming, res.restoring], [false, false], 'all verified');
+  failing = true;
+  const states: [boolean, boolean][] = [];
+  for (let i = 0; i < 3; i++) {
+    now = res.nextDueAt!;
+    res = await visit();
+    states.push([res.confirming, res.restoring]);
+  }
+  assert.deepEqual(states, [
+    [true, false],
+    [false, true],
+    [false, true],
+  ]);
+  failing = false;
+  // The visit at which every pod's card is due again (probes may come due sooner).
+  now = Math.max(...pods.map((p) => memory.pods.get(p.uid)!.card!.dueAt));
+  res = await visit();
+  assert.deepEqual([res.confirming, res.restoring], [false, false], 'the card is back');
 });
