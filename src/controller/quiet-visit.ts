@@ -18,7 +18,7 @@
  * A parsed card is stood for by its digest (sha256 of its canonical JSON, card-digest.ts).
  */
 import type { InventoryObject } from '../routing/inventory.js';
-import type { PodObservation, SpecProblem } from './observed.js';
+import type { InterfaceVerdict, PodObservation, SpecProblem } from './observed.js';
 
 export interface VisitInputs {
   /** The agent's UID and resourceVersion (spec, generation, status: what decide reads of it). */
@@ -57,10 +57,23 @@ export function inputsPrint(inputs: VisitInputs): InputsPrint {
       out.push('card', o.card.digest);
       flatten(out, o.card.findings);
     } else flatten(out, o.card);
-    flatten(out, o.verdicts);
+    out.push('verdicts', o.verdicts.size);
+    for (const [key, v] of o.verdicts) {
+      out.push(key);
+      flatten(out, countedOnce(v));
+    }
     flatten(out, o.capabilities);
   }
   return out;
+}
+
+/**
+ * A confirmed failure's count grows with every probe, but decide reads only that it is one
+ * (decide.ts; aggregate.ts shows the count only while a failure awaits confirmation): counted
+ * once, an agent whose broken interface stays broken has quiet visits too.
+ */
+function countedOnce(v: InterfaceVerdict): InterfaceVerdict {
+  return v.confirmed && v.failures > 1 ? { ...v, failures: 1 } : v;
 }
 
 export function samePrint(a: InputsPrint, b: InputsPrint): boolean {

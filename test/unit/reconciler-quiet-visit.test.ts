@@ -214,7 +214,7 @@ void test('a failing answer goes the full way: confirmed, withdrawn, written', a
   );
 });
 
-void test('a withdrawn interface keeps its revisits urgent until it heals', async () => {
+void test('a withdrawn interface keeps its revisits urgent until it heals, on the fast path too', async () => {
   const w = await steady();
   const priorities: (string | undefined)[] = [];
   const visit = async () => priorities.push((await w.visit())?.priority);
@@ -223,8 +223,10 @@ void test('a withdrawn interface keeps its revisits urgent until it heals', asyn
   await visit(); // first failure: confirming
   await visit(); // confirmed: withdrawn, restoring
   const writes = w.writes.length;
-  for (let i = 0; i < 3; i++) await visit(); // still refused
+  const unchanged = w.unchanged;
+  for (let i = 0; i < 3; i++) await visit(); // still refused: quiet after the first
   assert.equal(w.writes.length, writes, 'a broken steady state writes nothing');
+  assert.equal(w.unchanged, unchanged + 2, 'and takes the fast path');
   w.answer = VERIFIED;
   await visit(); // healed: back, routine again
   await visit();
