@@ -128,29 +128,24 @@ export class LeaderElector {
    */
   async release(): Promise<boolean> {
     if (!this.isLeader() || !this.observed) return true;
-    const cutoff = new AbortController();
-    const timer = this.clock.setTimer(
-      () => cutoff.abort(new Error('lease request deadline')),
-      this.renewDeadlineMs,
-    );
     try {
-      const current = await this.opts.lock.get(cutoff.signal);
-      if (!current || current.spec.holderIdentity !== this.opts.identity) return true;
-      const now = microTime(this.clock.now());
-      const record: LeaseRecord = {
-        holderIdentity: '',
-        leaseDurationSeconds: 1,
-        acquireTime: now,
-        renewTime: now,
-        leaseTransitions: current.spec.leaseTransitions ?? 0,
-      };
-      this.setObserved(await this.opts.lock.update(current.resourceVersion, record, cutoff.signal));
-      return true;
+      return await this.withDeadline(this.renewDeadlineMs, async (signal) => {
+        const current = await this.opts.lock.get(signal);
+        if (!current || current.spec.holderIdentity !== this.opts.identity) return true;
+        const now = microTime(this.clock.now());
+        const record: LeaseRecord = {
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          acquireTime: now,
+          renewTime: now,
+          leaseTransitions: current.spec.leaseTransitions ?? 0,
+        };
+        this.setObserved(await this.opts.lock.update(current.resourceVersion, record, signal));
+        return true;
+      });
     } catch (err) {
       this.opts.onError?.(err);
       return false;
-    } finally {
-      timer.cancel();
     }
   }
 
@@ -181,11 +176,16 @@ export class LeaderElector {
   }
 
   /** One attempt whose API calls are cut off after `budgetMs` (default renewDeadline). */
-  private async attempt(signal: AbortSignal, budgetMs = this.renewDeadlineMs): Promise<boolean> {
+  private attempt(signal: AbortSignal, budgetMs = this.renewDeadlineMs): Promise<boolean> {
+    return this.withDeadline(budgetMs, (cutoff) => this.tryAcquireOrRenew(AbortSignal.any([signal, cutoff])));
+  }
+
+  /** Runs `fn` with a signal the elector's clock aborts after `budgetMs`. */
+  private async withDeadline<T>(budgetMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const cutoff = new AbortController();
     const timer = this.clock.setTimer(() => cutoff.abort(new Error('lease request deadline')), budgetMs);
     try {
-      return await this.tryAcquireOrRenew(AbortSignal.any([signal, cutoff.signal]));
+      return await fn(cutoff.signal);
     } finally {
       timer.cancel();
     }
