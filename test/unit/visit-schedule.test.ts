@@ -101,14 +101,22 @@ void test('requeued at the next due time, each visit probes every item: one prob
   );
 });
 
-void test('a failure awaiting confirmation (confirming) or confirmed (restoring) makes the next visit urgent; a healed one does not', async () => {
+/**
+ * An agent whose gRPC probes (`grpc`) or card fetches (`card`) fail while `failing` is set,
+ * failureThreshold 2; `visit` observes it at `now`.
+ */
+function flakyAgent(what: 'grpc' | 'card', seed: number) {
   const spec2 = agentSpec(8080, { probe: { periodSeconds: PERIOD_MS / 1000, failureThreshold: 2 } });
   const { backend } = healthyFleet();
-  let failing = false;
+  const w = { failing: false, now: 1_000_000, memory: new MemoryStore().for('ns/a', 1) };
   const flaky: ProbeBackend = {
     ...backend,
+    fetchCard: (req) =>
+      what === 'card' && w.failing
+        ? Promise.resolve({ kind: 'error', reason: 'CardUnreachable', message: 'refused' })
+        : backend.fetchCard(req),
     probe: (req) =>
-      failing && req.iface.protocolBinding === 'GRPC'
+      what === 'grpc' && w.failing && req.iface.protocolBinding === 'GRPC'
         ? Promise.resolve({
             state: InterfaceState.Unimplemented,
             reason: 'Unimplemented',
@@ -117,56 +125,48 @@ void test('a failure awaiting confirmation (confirming) or confirmed (restoring)
           })
         : backend.probe(req),
   };
-  const memory = new MemoryStore().for('ns/a', 1);
-  let now = 1_000_000;
   const visit = () =>
-    observePods(observeInput(spec2, flaky, { pods, memory, now: () => now, random: seeded(3) }));
-  let res = await visit();
+    observePods(
+      observeInput(spec2, flaky, { pods, memory: w.memory, now: () => w.now, random: seeded(seed) }),
+    );
+  return Object.assign(w, { visit });
+}
+
+void test('a failure awaiting confirmation (confirming) or confirmed (restoring) makes the next visit urgent; a healed one does not', async () => {
+  const a = flakyAgent('grpc', 3);
+  let res = await a.visit();
   assert.deepEqual([res.confirming, res.restoring], [false, false], 'all verified');
-  now = res.nextDueAt!;
-  failing = true;
-  res = await visit();
+  a.now = res.nextDueAt!;
+  a.failing = true;
+  res = await a.visit();
   assert.deepEqual([res.confirming, res.restoring], [true, false], 'one failure of two');
-  assert.ok(res.nextDueAt! - now <= 1000, 'due again on the fast schedule');
-  now = res.nextDueAt!;
-  res = await visit();
+  assert.ok(res.nextDueAt! - a.now <= 1000, 'due again on the fast schedule');
+  a.now = res.nextDueAt!;
+  res = await a.visit();
   assert.deepEqual(
     [res.confirming, res.restoring],
     [false, true],
     'confirmed: withdrawn until a probe passes',
   );
-  assert.ok(res.nextDueAt! - now >= 0.8 * PERIOD_MS, 'the withdrawn interface is probed at the period');
-  now = res.nextDueAt!;
-  res = await visit();
+  assert.ok(res.nextDueAt! - a.now >= 0.8 * PERIOD_MS, 'the withdrawn interface is probed at the period');
+  a.now = res.nextDueAt!;
+  res = await a.visit();
   assert.deepEqual([res.confirming, res.restoring], [false, true], 'still broken: still urgent');
-  now = res.nextDueAt!;
-  failing = false;
-  res = await visit();
+  a.now = res.nextDueAt!;
+  a.failing = false;
+  res = await a.visit();
   assert.deepEqual([res.confirming, res.restoring], [false, false], 'healed');
 });
 
 void test('a card that cannot be fetched: confirming, then restoring once confirmed, neither once it is back', async () => {
-  const spec2 = agentSpec(8080, { probe: { periodSeconds: PERIOD_MS / 1000, failureThreshold: 2 } });
-  const { backend } = healthyFleet();
-  let failing = false;
-  const flaky: ProbeBackend = {
-    ...backend,
-    fetchCard: (req) =>
-      failing
-        ? Promise.resolve({ kind: 'error', reason: 'CardUnreachable', message: 'refused' })
-        : backend.fetchCard(req),
-  };
-  const memory = new MemoryStore().for('ns/a', 1);
-  let now = 1_000_000;
-  const visit = () =>
-    observePods(observeInput(spec2, flaky, { pods, memory, now: () => now, random: seeded(5) }));
-  let res = await visit();
+  const a = flakyAgent('card', 5);
+  let res = await a.visit();
   assert.deepEqual([res.confirming, res.restoring], [false, false], 'all verified');
-  failing = true;
+  a.failing = true;
   const states: [boolean, boolean][] = [];
   for (let i = 0; i < 3; i++) {
-    now = res.nextDueAt!;
-    res = await visit();
+    a.now = res.nextDueAt!;
+    res = await a.visit();
     states.push([res.confirming, res.restoring]);
   }
   assert.deepEqual(states, [
@@ -174,9 +174,9 @@ void test('a card that cannot be fetched: confirming, then restoring once confir
     [false, true],
     [false, true],
   ]);
-  failing = false;
+  a.failing = false;
   // The visit at which every pod's card is due again (probes may come due sooner).
-  now = Math.max(...pods.map((p) => memory.pods.get(p.uid)!.card!.dueAt));
-  res = await visit();
+  a.now = Math.max(...pods.map((p) => a.memory.pods.get(p.uid)!.card!.dueAt));
+  res = await a.visit();
   assert.deepEqual([res.confirming, res.restoring], [false, false], 'the card is back');
 });
