@@ -48,6 +48,7 @@ import { podWithdrawal } from './lib/pod-withdrawal.js';
 import { readAccepts } from './lib/tcp-accepts.js';
 import { parsePromText, sumBy, sumOf, type Sample } from './lib/prom-text.js';
 import {
+  busyPct,
   cpuBetween,
   describeSplit,
   machineCores,
@@ -469,8 +470,12 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
   // 3. Steady state: one period to settle, then a window of whole periods.
   await sleep(opts.period * 1000 + 2000);
   const steady0 = await scrape(operator);
+  const cpuSteady0 = readCpu(pids());
   await sleep(opts.steadyPeriods * opts.period * 1000);
   const steady1 = await scrape(operator);
+  // The whole machine's too: when the operator falls behind the period without being CPU-bound
+  // itself, this says whether its reconciles waited for cores the fleet and control plane held.
+  const steadySplit = cpuBetween(cpuSteady0, readCpu(pids()), cores);
   /** How much `f` of the operator's metrics grew over the steady window. */
   const steadyDelta = (f: (m: Metrics) => number): number => f(steady1) - f(steady0);
   const steadyWindowS = (steady1.at - steady0.at) / 1000;
@@ -617,6 +622,11 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       note: `${podsTotal * 3} interfaces + ${podsTotal} cards every ${opts.period} s`,
     },
     {
+      metric: 'machine CPU, steady state (core-seconds)',
+      value: splitValue(steadySplit),
+      note: `busy / available on ${steadySplit.cores} cores over the steady window (${fixed(periods, 1)} periods), by process: ${splitParts(steadySplit)}`,
+    },
+    {
       metric: 'operator CPU, steady state: user / system (% of one core)',
       value: `${fixed((steadyDelta(cpuUserSeconds) / steadyWindowS) * 100, 1)} / ${fixed((steadyDelta(cpuSystemSeconds) / steadyWindowS) * 100, 1)}`,
       note: "system: the kernel's side of the connections (connect, write, close), which the bare loop's CPU includes too",
@@ -695,6 +705,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
       coldApiRequests: coldReq,
       probesPerS: steadyProbes / steadyWindowS,
       workersBusyPct: (100 * steadyDelta(reconcileSeconds)) / steadyWindowS / opts.workers,
+      machineBusyPct: busyPct(steadySplit),
       steadyWritesPerPeriod: steadyWrites / periods,
       agentsPerCore: ceiling,
     },
@@ -878,7 +889,9 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   stime in parentheses, the kernel's work for that process: its sockets and the network stack it ran): the
   operator, kube-apiserver, etcd, the fleet processes, the benchmark; "other" is the rest (other processes,
   the kernel's own threads). Near 100 % of the cores, the cold start is bound by the machine, and whatever
-  the control plane spends on the operator's API requests is time the bare loop does not pay.
+  the control plane spends on the operator's API requests is time the bare loop does not pay. The
+  same split over the steady window says whether an operator that fell behind the period, with
+  workers busy and CPU to spare in its own process, waited for cores the fleet held (the ceiling's note).
 - **Connections the fleet accepted**: \`Tcp: PassiveOpens\` of each fleet process's network namespace
   (\`/proc/<pid>/net/snmp\`) over the same windows: connections the agents had to accept to serve them.
 - **Requests the fleet served**: every HTTP request each pod address received (card included) and every

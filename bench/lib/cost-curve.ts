@@ -32,6 +32,8 @@ export interface SizePoint {
   workersBusyPct: number;
   /** Steady state: API writes per period. */
   steadyWritesPerPeriod: number;
+  /** Steady state: the whole machine's cores busy (operator, fleet, control plane, the rest), %. */
+  machineBusyPct: number;
   /** Agents one core sustains at each of CEILING_PERIODS. */
   agentsPerCore: number[];
 }
@@ -132,6 +134,18 @@ export async function costSvg(points: readonly SizePoint[]): Promise<string> {
   return view.toSVG();
 }
 
+/**
+ * Whether a reconcile's wait was for cores: the fleet and the control plane share the operator's
+ * here, and past about 90 % busy more workers mostly wait longer each (16 workers and 64 probes in
+ * flight at 1,000 agents: reconciles 1.5-1.8x as long, 9-24 % more visits; docs/benchmarks.md).
+ */
+function coresNote(machineBusyPct: number): string {
+  const busy = `The machine was ${fixed(machineBusyPct, 0)} % busy over the steady window (every process on its cores)`;
+  return machineBusyPct >= 90
+    ? `${busy}: the reconciles waited for cores the fleet and the control plane held, so more workers add few visits here (read the reaction rows of that size; a real cluster runs the agents elsewhere).`
+    : `${busy}: cores were free, so more workers or probes in flight would add visits.`;
+}
+
 /** Whether the steady state kept up with the probe period at the largest size. */
 export function throughputNote(
   opts: Pick<BenchOptions, 'pods' | 'period' | 'workers' | 'probeConcurrency'>,
@@ -143,5 +157,5 @@ export function throughputNote(
     ? `${head}, so it kept up. Throughput can still run out before CPU does: each worker (\`--workers=${opts.workers}\`) holds one agent's probes and API writes, at most \`--probe-concurrency=${opts.probeConcurrency}\` probes are in flight, and when probes or the API server are slow, raise those before adding cores.`
     : largest.steadyCpuPct >= 90
       ? `${head}: it fell behind, its own process CPU-bound (one event loop): past this ceiling, shard (below).`
-      : `${head}: it fell behind. Its own process was not CPU-bound: its \`--workers=${opts.workers}\` were busy ${fixed(largest.workersBusyPct, 0)} % of the steady window, each reconcile waiting on its agent's probes, at most \`--probe-concurrency=${opts.probeConcurrency}\` in flight, ${largest.steadyWritesPerPeriod > 0 ? `and on its API writes (${fixed(largest.steadyWritesPerPeriod, 1)} per period)` : 'not on API writes (none)'}; where the fleet and the control plane share the operator's cores, as here, that wait includes waiting for a core (read the reaction rows of that size). A replica needs \`workers >= agents x mean reconcile time / period\`.`;
+      : `${head}: it fell behind. Its own process was not CPU-bound: its \`--workers=${opts.workers}\` were busy ${fixed(largest.workersBusyPct, 0)} % of the steady window, each reconcile waiting on its agent's probes, at most \`--probe-concurrency=${opts.probeConcurrency}\` in flight, ${largest.steadyWritesPerPeriod > 0 ? `and on its API writes (${fixed(largest.steadyWritesPerPeriod, 1)} per period)` : 'not on API writes (none)'}. ${coresNote(largest.machineBusyPct)} A replica needs \`workers >= agents x mean reconcile time / period\`.`;
 }

@@ -164,6 +164,11 @@ function busyOf(s: CpuSplit): { available: number; pct: number } {
   return { available, pct: (100 * s.busyS) / Math.max(1e-9, available) };
 }
 
+/** The share of every core's time the machine was busy, %. */
+export function busyPct(s: CpuSplit): number {
+  return busyOf(s).pct;
+}
+
 /** "93.1 / 100.2 (93 %)": busy / available core-seconds. */
 export function splitValue(s: CpuSplit): string {
   const { available, pct } = busyOf(s);

@@ -33,6 +33,7 @@ const METRICS = [
   'reconciles per steady-state period',
   'mean reconcile duration, steady state (ms)',
   'operator CPU, steady state (% of one core)',
+  'machine CPU, steady state (core-seconds)',
   'operator CPU, steady state: user / system (% of one core)',
   'operator GC pauses, steady state: minor / major (ms per period)',
   'CPU per probe: operator steady state / bare loop (ms)',

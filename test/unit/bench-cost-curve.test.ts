@@ -23,6 +23,7 @@ const point = (agents: number): SizePoint => ({
   probesPerS: agents * 0.9,
   workersBusyPct: 50,
   steadyWritesPerPeriod: 0,
+  machineBusyPct: 60,
   agentsPerCore: agentsPerCore(2, 9),
 });
 
@@ -84,6 +85,16 @@ describe('throughputNote', () => {
     assert.match(quiet, /not on API writes \(none\)/);
     const writing = at({ probesPerS: 610, steadyCpuPct: 68, steadyWritesPerPeriod: 2.5 });
     assert.match(writing, /and on its API writes \(2\.5 per period\)/);
+  });
+  test('behind and not CPU-bound: whether the machine had cores to spare', () => {
+    const full = at({ probesPerS: 610, steadyCpuPct: 68, machineBusyPct: 96.4 });
+    assert.match(full, /The machine was 96 % busy over the steady window/);
+    assert.match(full, /waited for cores the fleet and the control plane held/);
+    assert.doesNotMatch(full, /cores were free/);
+    const spare = at({ probesPerS: 610, steadyCpuPct: 68, machineBusyPct: 55 });
+    assert.match(spare, /The machine was 55 % busy/);
+    assert.match(spare, /cores were free, so more workers or probes in flight would add visits/);
+    assert.doesNotMatch(spare, /waited for cores/);
   });
   test('behind and CPU-bound: sharding, not workers', () => {
     const note = at({ probesPerS: 610, steadyCpuPct: 97 });

@@ -3,6 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  busyPct,
   cpuBetween,
   describeSplit,
   parsePidStat,
@@ -63,6 +64,7 @@ describe('machine CPU', () => {
       /^15\.0 of 20\.0 core-seconds \(75 % of 2 cores\): operator 4\.0 \(system 1\.0\), kube-apiserver 8\.0 \(system 2\.0\), other 3\.0$/,
     );
     assert.equal(splitValue(split), '15.0 / 20.0 (75 %)');
+    assert.equal(busyPct(split), 75);
     const gone = cpuBetween(at(0, 100, 10, 20), at(1000, 101, 0, 21), 2);
     assert.equal(gone.byRole.operator, 0);
     assert.equal(gone.systemByRole.operator, 0);
