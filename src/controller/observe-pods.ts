@@ -71,8 +71,11 @@ export interface ObserveInput {
   random?: () => number;
   /** Default PROBE_BUDGET_MS. */
   probeBudgetMs?: number;
-  /** `uid@ip` → interface keys routed and advertised now (probe-memory.ts seedFromRouting). */
-  seed?: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * `uid@ip` → interface keys routed and advertised now (probe-memory.ts seedFromRouting), asked
+   * for only when a pod's interface has no record (the reconciler makes it then, once).
+   */
+  seed?: () => ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 export interface ObserveResult {
@@ -253,7 +256,9 @@ export async function observePods(visit: ObserveInput): Promise<ObserveResult> {
           // No record yet but routed and advertised now (a restart, a leader change): it was verified.
           const prev =
             known ??
-            (input.seed?.get(seedKey(pod.uid, pod.ip!))?.has(m.key) ? seededRecord(input.now()) : undefined);
+            (input.seed?.().get(seedKey(pod.uid, pod.ip!))?.has(m.key)
+              ? seededRecord(input.now())
+              : undefined);
           const steady = prev !== undefined && (prev.verdict.failures === 0 || prev.verdict.confirmed);
           if (!prev || isDue(prev.dueAt, input.now(), timing.periodMs, steady)) {
             // Every address the pod has (dual-stack): Verified only if each serves it.

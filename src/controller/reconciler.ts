@@ -64,6 +64,7 @@ import type { Keep } from '../routing/inventory.js';
 import { currentRouting } from './current-routing.js';
 import { resolveCredentials } from './credentials.js';
 import {
+  type CurrentRouting,
   decide,
   decideShrink,
   type GateDecision,
@@ -99,7 +100,7 @@ import {
 import { seedFromRouting } from './probe-memory.js';
 import { nextCondition } from '../api/condition-helpers.js';
 import { taskContinuityCondition, type ContinuityBackend } from './task-continuity.js';
-import { inputsPrint, samePrint } from './quiet-visit.js';
+import { inputsPrint, matchesPrint, type VisitInputs } from './quiet-visit.js';
 import type { ObserveResult } from './observe-pods.js';
 
 /**
@@ -322,14 +323,16 @@ export class AgentReconciler {
     if (enforce) await attempt(() => this.shrinkNow(key, owner, generation, spec, serviceName, pods, signal));
     const memory = this.memory.for(key, generation, owner.uid);
     const before = enforce ? currentRouting(this.deps.owned, owner, serviceName) : undefined;
-    // Status names interfaces in their shown form (statusKey); the seed wants card keys.
-    const shownAdvertised = agent.status?.interfaces
-      ? new Set(agent.status.interfaces.filter((i) => i.advertised).map((i) => interfaceKey(i)))
-      : undefined;
-    const advertisedInStatus = shownAdvertised
-      ? new Set(
-          (before?.card?.interfaces ?? []).filter((i) => shownAdvertised.has(statusKey(i))).map(interfaceKey),
-        )
+    // What routing says is verified, for pods this memory has no record of (a restart, a leader
+    // change): made when a visit first meets such a pod, not on every steady visit.
+    let seed: ReadonlyMap<string, ReadonlySet<string>> | undefined;
+    const seedOf = before
+      ? () =>
+          (seed ??= seedFromRouting(
+            before.slices,
+            publishedInterfaces(before.card, { spec, namespace, serviceName }),
+            advertisedInStatus(agent.status, before.card),
+          ))
       : undefined;
     // The names routing is applied under, read now if the caches miss them (a first visit), so
     // those reads overlap the probes instead of following them (name-claims.ts).
@@ -345,15 +348,7 @@ export class AgentReconciler {
       credentials: resolved.credentials,
       now: this.now,
       signal,
-      ...(before
-        ? {
-            seed: seedFromRouting(
-              before.slices,
-              publishedInterfaces(before.card, { spec, namespace, serviceName }),
-              advertisedInStatus,
-            ),
-          }
-        : {}),
+      ...(seedOf ? { seed: seedOf } : {}),
     });
     this.deps.observer?.probed?.(observed.probes);
     // Interface probes only: a card "fetch" may have done no I/O (probe saturation), and the
@@ -368,11 +363,11 @@ export class AgentReconciler {
     const gateOwnedElsewhere = enforce ? this.gatesOwnedElsewhere(name, spec, namespace) : undefined;
     // The steady fast path (quiet-visit.ts). Not on a generation's first visit (its status is
     // InProgress until a verdict), nor with task continuity (its condition has its own schedule).
-    const print =
+    const inputs: VisitInputs | undefined =
       this.deps.quietVisits !== false &&
       !pending.progress &&
       !(this.deps.continuity && spec.probe.taskContinuity !== 'Off')
-        ? inputsPrint({
+        ? {
             agent: { uid: owner.uid, resourceVersion: agent.metadata?.resourceVersion },
             observations,
             specProblems: problems,
@@ -380,9 +375,9 @@ export class AgentReconciler {
             gateOwnedElsewhere,
             owned: inventory(this.deps.owned, namespace, name),
             signingKey,
-          })
+          }
         : undefined;
-    if (print && memory.quiet && samePrint(memory.quiet, print)) {
+    if (inputs && memory.quiet && matchesPrint(inputs, memory.quiet)) {
       // Gates of other agents' pods are released namespace-wide on every visit (level-based).
       try {
         await this.releaseGates(namespace, signal);
@@ -394,6 +389,8 @@ export class AgentReconciler {
       return this.nextVisit(spec, problems, observed);
     }
     memory.quiet = undefined;
+    // Printed now, before deciding: kept below if this visit changes nothing.
+    const print = inputs && inputsPrint(inputs);
     let writes = 0;
     const decision = decide({
       name,
@@ -917,4 +914,17 @@ export function reusableSignature(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The card keys of the interfaces status calls advertised, or undefined when status lists none.
+ * Status names interfaces in their shown form (statusKey); the seed wants card keys.
+ */
+function advertisedInStatus(
+  status: A2AAgentStatus | undefined,
+  card: CurrentRouting['card'],
+): ReadonlySet<string> | undefined {
+  if (!status?.interfaces) return undefined;
+  const shown = new Set(status.interfaces.filter((i) => i.advertised).map((i) => interfaceKey(i)));
+  return new Set((card?.interfaces ?? []).filter((i) => shown.has(statusKey(i))).map(interfaceKey));
 }

@@ -105,7 +105,7 @@ describe('observePods with a seed (a restart under a one-probe blip)', () => {
     observePods(
       observeInput(spec, backend(InterfaceState.Unreachable), {
         memory: new MemoryStore().for('ns/a', 1, 'uid'),
-        ...(seed ? { seed } : {}),
+        ...(seed ? { seed: () => seed } : {}),
       }),
     );
 
@@ -115,6 +115,21 @@ describe('observePods with a seed (a restart under a one-probe blip)', () => {
     assert.equal(v.state, 'Verified');
     assert.equal(v.pendingFailure?.state, 'Unreachable');
     assert.equal(res.nextDueAt, 1_001_000, 'reprobed fast');
+  });
+
+  it('made only when an interface has no record: one call on a first visit, none on the next', async () => {
+    const memory = new MemoryStore().for('ns/a', 1, 'uid');
+    let made = 0;
+    const seed = () => {
+      made++;
+      return new Map([[seedKey('u', '10.0.0.1'), new Set([key])]]);
+    };
+    const visit = (now: number) =>
+      observePods(observeInput(spec, backend(InterfaceState.Verified), { memory, seed, now: () => now }));
+    await visit(1_000_000);
+    assert.equal(made, 1);
+    await visit(1_000_000 + 30_000);
+    assert.equal(made, 1, 'every interface had a record');
   });
 
   it('without the seed (or seeded at another address) the same failure is reported at once', async () => {

@@ -160,6 +160,29 @@ describe('recordProbe: failure-threshold hysteresis', () => {
     }
   });
 
+  it('verified again with the same words: the verdict object is kept, the record is new', () => {
+    const [first, second] = run([ok, ok], timing());
+    assert.equal(second!.verdict, first!.verdict);
+    assert.notEqual(second, first);
+    assert.ok(second!.probedAt > first!.probedAt);
+    // Different words, or a success that clears a pending failure: a fresh verdict.
+    const reworded = recordProbe(
+      second,
+      { ...ok, message: 'JSON-RPC -32001 (v0.3)' },
+      second!.dueAt,
+      timing(),
+    );
+    assert.notEqual(reworded.verdict, second!.verdict);
+    assert.equal(reworded.verdict.message, 'JSON-RPC -32001 (v0.3)');
+    const [, flapped, cleared] = run([ok, bad(), ok], timing());
+    assert.ok(flapped!.verdict.pendingFailure);
+    assert.notEqual(cleared!.verdict, flapped!.verdict);
+    assert.deepEqual(cleared!.verdict, { ...ok, failures: 0, confirmed: false });
+    const [, confirmed, again] = run([ok, bad(), bad(), bad(), ok], timing()).slice(2);
+    assert.equal(confirmed!.verdict.confirmed, true);
+    assert.deepEqual(again!.verdict, { ...ok, failures: 0, confirmed: false });
+  });
+
   it('does not mutate the previous record', () => {
     const prev = recordProbe(undefined, ok, 0, timing());
     const snapshot = structuredClone(prev);

@@ -12,7 +12,7 @@ import type { ProbeAnswer, ProbeBackend } from '../../src/controller/probe-backe
 import type { ApiRequest, KubeClient } from '../../src/kube/client.js';
 import { ApiError } from '../../src/kube/errors.js';
 import type { EventRecorder } from '../../src/kube/events.js';
-import { inputsPrint, samePrint } from '../../src/controller/quiet-visit.js';
+import { inputsPrint, matchesPrint } from '../../src/controller/quiet-visit.js';
 import { agentObject, oneInterfaceCard, pick, prng, readyPod } from './reconcile-fixtures.js';
 
 const twoInterfaceCard = {
@@ -456,19 +456,26 @@ void test('inputsPrint: every field of an observation counts, and unknown values
     owned: [],
     signingKey: undefined,
   });
-  assert.ok(samePrint(inputsPrint(base()), inputsPrint(base())));
+  assert.ok(matchesPrint(base(), inputsPrint(base())));
   const changed = base();
   changed.observations[0]!.verdicts.get('k')!.failures = 1;
-  assert.ok(!samePrint(inputsPrint(base()), inputsPrint(changed)));
+  assert.ok(!matchesPrint(changed, inputsPrint(base())));
   const pending = base();
   (pending.observations[0]!.verdicts.get('k') as Record<string, unknown>).pendingFailure = {
     state: 'Unreachable',
     message: 'x',
   };
-  assert.ok(!samePrint(inputsPrint(base()), inputsPrint(pending)));
+  assert.ok(!matchesPrint(pending, inputsPrint(base())));
   const rotated = { ...base(), signingKey: 'k2' };
-  assert.ok(!samePrint(inputsPrint(base()), inputsPrint(rotated)));
+  assert.ok(!matchesPrint(rotated, inputsPrint(base())));
   const odd = base();
   (odd.observations[0]!.pod as Record<string, unknown>).when = new Date(0);
-  assert.ok(!samePrint(inputsPrint(odd), inputsPrint(odd)), 'a class instance is never known to be the same');
+  assert.ok(!matchesPrint(odd, inputsPrint(odd)), 'a class instance is never known to be the same');
+  // A kept print that is a prefix of these inputs', or runs past them, is not theirs.
+  const twoPods = base();
+  twoPods.observations.push(twoPods.observations[0]!);
+  assert.ok(!matchesPrint(twoPods, inputsPrint(base())));
+  assert.ok(!matchesPrint(base(), inputsPrint(twoPods)));
+  assert.ok(!matchesPrint(base(), [...inputsPrint(base()), undefined]), 'one more value, even undefined');
+  assert.ok(!matchesPrint(base(), inputsPrint(base()).slice(0, -1)));
 });
