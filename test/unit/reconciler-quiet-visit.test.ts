@@ -431,7 +431,7 @@ void test('with and without the fast path, any run ends in the same status, rout
   assert.ok(fast.unchanged > 100, `the fast path was taken ${fast.unchanged} times`);
 });
 
-void test('inputsPrint: every field of an observation counts, and unknown values never compare equal', () => {
+void test('matchesPrint against inputsPrint: every field of an observation counts, and unknown values never compare equal', () => {
   const base = () => ({
     agent: { uid: 'u1', resourceVersion: '7' },
     observations: [
