@@ -6,8 +6,9 @@
  * server-side applies of the routing objects, the status apply, the Event. The A2AAgent is the
  * shipped CRD with the spec and status of a converged benchmark agent
  * (`bench/fixtures/a2aagent-bench.json`), and the same object under a CRD without a schema, to
- * show what validating against the schema costs, and a headless Service beside the ClusterIP one,
- * to show what allocating the cluster IP costs. Prints a line per kind, then their sum with an
+ * show what validating against the schema costs, the same status as a JSON merge patch, to show
+ * what server-side apply adds over a plain update, and a headless Service beside the ClusterIP
+ * one, to show what allocating the cluster IP costs. Prints a line per kind, then their sum with an
  * agent's cold-start mix (no watcher, nothing else running: a floor under what the benchmark's
  * cold start costs the control plane); asserts nothing.
  *
@@ -48,7 +49,7 @@ interface Kind {
    */
   perAgent: number;
   /** Which kind the summary lines name. */
-  id?: 'status' | 'schemaless';
+  id?: 'status' | 'schemaless' | 'merge';
   /** A 404 is the answer (a name claim of a name nothing holds). */
   absent?: true;
   /** Objects this kind needs before it is measured (created once, not measured). */
@@ -58,10 +59,10 @@ interface Kind {
 
 function kinds(ns: string, fixture: { spec: unknown; status: Record<string, unknown> }): Kind[] {
   const agents = (group: string) => `/apis/${group}/v1alpha1/namespaces/${ns}/a2aagents`;
-  const agentBody = (group: string, i: number) => ({
+  const agentBody = (group: string, i: number, prefix = group === LOOSE_GROUP ? 'l' : 'a') => ({
     apiVersion: `${group}/v1alpha1`,
     kind: 'A2AAgent',
-    metadata: { name: `${group === LOOSE_GROUP ? 'l' : 'a'}-${i}` },
+    metadata: { name: `${prefix}-${i}` },
     spec: fixture.spec,
   });
   // Each round writes a different lastTransitionProbeTime, so every apply changes the object.
@@ -82,6 +83,21 @@ function kinds(ns: string, fixture: { spec: unknown; status: Record<string, unkn
         },
       },
     });
+  // The same status as a JSON merge patch (an update, not an apply) on objects of its own: what
+  // server-side apply's YAML decoding and field-set merge add over it. The apiserver still
+  // validates it against the schema and records the manager's fields, as for any write.
+  const statusMerge = (i: number, round: number): ApiRequest => ({
+    method: 'PATCH',
+    path: `${agents('a2a.dev')}/m-${i}/status`,
+    query: { fieldManager: FIELD_MANAGER },
+    contentType: ContentType.merge,
+    body: {
+      status: {
+        ...fixture.status,
+        lastTransitionProbeTime: new Date(Date.UTC(2026, 0, 1, 0, 1, round)).toISOString(),
+      },
+    },
+  });
   const apply = (path: string, body: Record<string, unknown>): ApiRequest => ({
     method: 'PATCH',
     path,
@@ -224,6 +240,13 @@ function kinds(ns: string, fixture: { spec: unknown; status: Record<string, unkn
       request: (i) => ({ method: 'GET', path: `${agents('a2a.dev')}/a-${i}` }),
     },
     {
+      name: 'PATCH a2aagents/status (JSON merge patch, changed; comparison only)',
+      id: 'merge',
+      perAgent: 0,
+      setup: (i) => ({ method: 'POST', path: agents('a2a.dev'), body: agentBody('a2a.dev', i, 'm') }),
+      request: statusMerge,
+    },
+    {
       name: 'PATCH a2aagents/status under a CRD without a schema (comparison only)',
       id: 'schemaless',
       perAgent: 0,
@@ -330,6 +353,10 @@ async function main(): Promise<void> {
   const loose = rows.find((r) => r.id === 'schemaless')!;
   console.log(
     `status apply: ${((100 * status.us) / perAgent).toFixed(0)} % of it; without the CRD's schema ${(loose.us / 1000).toFixed(2)} ms (${((100 * (status.us - loose.us)) / status.us).toFixed(0)} % of the status apply is validating against the schema)`,
+  );
+  const merge = rows.find((r) => r.id === 'merge')!;
+  console.log(
+    `status as a JSON merge patch instead of an apply: ${(merge.us / 1000).toFixed(2)} ms (${merge.us > 0 ? `the apply costs ${(status.us / merge.us).toFixed(2)}x as much` : 'no CPU measured for it'})`,
   );
   process.exit(0);
 }

@@ -225,8 +225,8 @@ describe('npm run bench:api (tiny)', () => {
       });
       assert.equal(r.code, 0, `bench:api failed:\n${r.stderr.slice(-4000)}`);
       const kinds = r.stdout.split('\n').filter((l) => / ms {2}x \d+ per cold agent$/.test(l));
-      // 8 kinds a cold start sends, 3 comparisons
-      assert.equal(kinds.length, 11, r.stdout);
+      // 8 kinds a cold start sends, 4 comparisons
+      assert.equal(kinds.length, 12, r.stdout);
       for (const line of kinds) {
         const ms = Number(/([\d.]+) ms {2}x/.exec(line)?.[1]);
         assert.ok(Number.isFinite(ms) && ms >= 0, line);
@@ -235,6 +235,10 @@ describe('npm run bench:api (tiny)', () => {
       const sum = /an agent's cold start, 10 requests: +([\d.]+) ms/.exec(r.stdout)?.[1];
       assert.ok(Number(sum) > 0, r.stdout);
       assert.match(r.stdout, /status apply: \d+ % of it; without the CRD's schema [\d.]+ ms \(-?\d+ %/);
+      assert.match(
+        r.stdout,
+        /status as a JSON merge patch instead of an apply: [\d.]+ ms \((the apply costs [\d.]+x as much|no CPU measured for it)\)/,
+      );
     },
   );
 });
