@@ -65,38 +65,39 @@ function kinds(ns: string, fixture: { spec: unknown; status: Record<string, unkn
     metadata: { name: `${prefix}-${i}` },
     spec: fixture.spec,
   });
-  // Each round writes a different lastTransitionProbeTime, so every apply changes the object.
+  // Each round writes a different lastTransitionProbeTime, so every write changes the object.
+  const roundStatus = (round: number) => ({
+    ...fixture.status,
+    lastTransitionProbeTime: new Date(Date.UTC(2026, 0, 1, 0, 0, round)).toISOString(),
+  });
   const statusApply =
     (group: string) =>
-    (i: number, round: number): ApiRequest => ({
-      method: 'PATCH',
-      path: `${agents(group)}/${agentBody(group, i).metadata.name}/status`,
-      query: { fieldManager: FIELD_MANAGER, force: true },
-      contentType: ContentType.apply,
-      body: {
-        apiVersion: `${group}/v1alpha1`,
-        kind: 'A2AAgent',
-        metadata: { name: agentBody(group, i).metadata.name, namespace: ns },
-        status: {
-          ...fixture.status,
-          lastTransitionProbeTime: new Date(Date.UTC(2026, 0, 1, 0, 0, round)).toISOString(),
+    (i: number, round: number): ApiRequest => {
+      const name = agentBody(group, i).metadata.name;
+      return {
+        method: 'PATCH',
+        path: `${agents(group)}/${name}/status`,
+        query: { fieldManager: FIELD_MANAGER, force: true },
+        contentType: ContentType.apply,
+        body: {
+          apiVersion: `${group}/v1alpha1`,
+          kind: 'A2AAgent',
+          metadata: { name, namespace: ns },
+          status: roundStatus(round),
         },
-      },
-    });
-  // The same status as a JSON merge patch (an update, not an apply) on objects of its own: what
-  // server-side apply's YAML decoding and field-set merge add over it. The apiserver still
-  // validates it against the schema and records the manager's fields, as for any write.
+      };
+    };
+  // The same status as a JSON merge patch (an update, not an apply) on objects of its own
+  // (MERGE_PREFIX): what server-side apply's YAML decoding and field-set merge add over it. The
+  // apiserver still validates it against the schema and records the manager's fields, as for any
+  // write.
+  const MERGE_PREFIX = 'm';
   const statusMerge = (i: number, round: number): ApiRequest => ({
     method: 'PATCH',
-    path: `${agents('a2a.dev')}/m-${i}/status`,
+    path: `${agents('a2a.dev')}/${agentBody('a2a.dev', i, MERGE_PREFIX).metadata.name}/status`,
     query: { fieldManager: FIELD_MANAGER },
     contentType: ContentType.merge,
-    body: {
-      status: {
-        ...fixture.status,
-        lastTransitionProbeTime: new Date(Date.UTC(2026, 0, 1, 0, 1, round)).toISOString(),
-      },
-    },
+    body: { status: roundStatus(round) },
   });
   const apply = (path: string, body: Record<string, unknown>): ApiRequest => ({
     method: 'PATCH',
@@ -243,7 +244,11 @@ function kinds(ns: string, fixture: { spec: unknown; status: Record<string, unkn
       name: 'PATCH a2aagents/status (JSON merge patch, changed; comparison only)',
       id: 'merge',
       perAgent: 0,
-      setup: (i) => ({ method: 'POST', path: agents('a2a.dev'), body: agentBody('a2a.dev', i, 'm') }),
+      setup: (i) => ({
+        method: 'POST',
+        path: agents('a2a.dev'),
+        body: agentBody('a2a.dev', i, MERGE_PREFIX),
+      }),
       request: statusMerge,
     },
     {
