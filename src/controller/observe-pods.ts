@@ -32,7 +32,7 @@ import {
   capabilitiesDue,
   capabilitiesDueAt,
   isDue,
-  jitteredPeriod,
+  routineDueAt,
   recordProbe,
   seededRecord,
   seedKey,
@@ -131,10 +131,9 @@ async function refreshCard(
     card.failures++;
     card.lastError = { reason, message };
     card.dueAt =
-      input.now() +
-      (card.failures >= threshold
-        ? jitteredPeriod(periodMs, input.random ?? Math.random)
-        : 1000 * 2 ** Math.min(card.failures - 1, 4));
+      card.failures >= threshold
+        ? routineDueAt(input.now(), periodMs, input.random ?? Math.random)
+        : input.now() + 1000 * 2 ** Math.min(card.failures - 1, 4);
   };
   if (port === undefined) {
     fail(
@@ -164,7 +163,7 @@ async function refreshCard(
     fail(res.reason, `pod ${pod.name}: ${res.message}`);
     return true;
   }
-  card.dueAt = input.now() + jitteredPeriod(periodMs, input.random ?? Math.random);
+  card.dueAt = routineDueAt(input.now(), periodMs, input.random ?? Math.random);
   if (res.kind === 'notModified' && card.good) {
     // Same bytes under a new ETag (a server that tags by file time, after a restart): keep the
     // new tag, or every later fetch revalidates with the old one and gets the whole body.

@@ -8,6 +8,7 @@ import {
   isDue,
   jitteredPeriod,
   recordProbe,
+  routineDueAt,
   staticVerdict,
   type ProbeOutcome,
   type ProbeRecord,
@@ -52,7 +53,7 @@ describe('recordProbe: failure-threshold hysteresis', () => {
     const r = recordProbe(undefined, ok, 1000, timing());
     assert.deepEqual(r.verdict, { ...ok, failures: 0, confirmed: false });
     assert.equal(r.probedAt, 1000);
-    assert.equal(r.dueAt, 1000 + 0.9 * PERIOD, 'random 0.5 → 0.9 of the period');
+    assert.equal(r.dueAt, 27_000, 'random 0.5 → 0.85 of the period (26,500), up to the 3,000 ms grid');
   });
 
   it('a verified interface stays Verified with pendingFailure until failureThreshold failures, then flips', () => {
@@ -123,7 +124,8 @@ describe('recordProbe: failure-threshold hysteresis', () => {
     const t = timing({ failureThreshold: 10 });
     const records = run([ok, ...Array.from({ length: 10 }, () => bad())], t);
     const delays = records.map((r) => r.dueAt - r.probedAt);
-    assert.equal(delays[0], 0.9 * PERIOD);
+    const routine = (d: number) => d >= 0.8 * PERIOD && d <= PERIOD;
+    assert.ok(routine(delays[0]!), `${delays[0]}`);
     const fast = delays.slice(1, 10);
     assert.deepEqual(fast.slice(0, 4), [1000, 2000, 4000, 8000]);
     for (let i = 1; i < fast.length; i++)
@@ -132,7 +134,8 @@ describe('recordProbe: failure-threshold hysteresis', () => {
       fast.every((d) => d < PERIOD),
       `below the period: ${fast.join(',')}`,
     );
-    assert.equal(delays[10], 0.9 * PERIOD, 'confirmed: back to the period');
+    assert.ok(routine(delays[10]!), `confirmed: back to the period: ${delays[10]}`);
+    assert.equal(records[10]!.dueAt % (PERIOD / 10), 0, 'on the grid');
   });
 
   it('the confirmation window is well under failureThreshold whole periods (threshold 2: ~1s)', () => {
@@ -211,11 +214,63 @@ describe('jitteredPeriod', () => {
     const random = prng(42);
     const seen: number[] = [];
     for (let i = 0; i < 2000; i++) {
-      const r = recordProbe(undefined, ok, 0, { periodMs: PERIOD, failureThreshold: 2, random });
-      assert.ok(r.dueAt >= 24_000 && r.dueAt <= 30_000, `${r.dueAt}`);
-      seen.push(r.dueAt);
+      const now = Math.floor(random() * 5 * PERIOD);
+      const r = recordProbe(undefined, ok, now, { periodMs: PERIOD, failureThreshold: 2, random });
+      assert.ok(r.dueAt >= now + 24_000 && r.dueAt <= now + 30_000, `${now} -> ${r.dueAt}`);
+      seen.push(r.dueAt - now);
     }
     assert.ok(Math.min(...seen) < 24_600 && Math.max(...seen) > 29_400, 'jitter covers the range');
+  });
+});
+
+describe('routineDueAt: visits due about the same time wake together', () => {
+  const G = PERIOD / 10;
+  it('0.8-0.9 of the period after now, rounded up to a tenth of the period: never later than one period', () => {
+    assert.equal(
+      routineDueAt(0, PERIOD, () => 0),
+      24_000,
+      'on the grid already',
+    );
+    assert.equal(
+      routineDueAt(1, PERIOD, () => 0),
+      27_000,
+    );
+    assert.equal(
+      routineDueAt(5_999, PERIOD, () => 0.999_999),
+      33_000,
+      '5,999 + 26,999.97, rounded up',
+    );
+    const random = prng(7);
+    for (let i = 0; i < 5000; i++) {
+      const now = Math.floor(random() * 100 * PERIOD);
+      const due = routineDueAt(now, PERIOD, random);
+      assert.ok(due >= now + 0.8 * PERIOD && due <= now + PERIOD, `${now} -> ${due}`);
+      assert.equal(due % G, 0, `on the grid: ${due}`);
+    }
+  });
+
+  it('on average 0.9 of the period, as the draw without the grid: the same probe rate', () => {
+    const random = prng(11);
+    let sum = 0;
+    const n = 20_000;
+    for (let i = 0; i < n; i++) {
+      const now = Math.floor(random() * 100 * PERIOD);
+      sum += routineDueAt(now, PERIOD, random) - now;
+    }
+    const mean = sum / n / PERIOD;
+    assert.ok(Math.abs(mean - 0.9) < 0.005, `mean ${mean}`);
+  });
+
+  it('1,000 agents visited at random times over a period come due at ten instants a period, none in lockstep', () => {
+    const random = prng(3);
+    const due = new Map<number, number>();
+    for (let i = 0; i < 1000; i++) {
+      const at = routineDueAt(Math.floor(random() * PERIOD), PERIOD, random);
+      due.set(at, (due.get(at) ?? 0) + 1);
+    }
+    // A period of visits spans at most 1.2 periods of due times: 13 grid instants, not 1,000.
+    assert.ok(due.size <= 13 && due.size >= 10, `${due.size} instants`);
+    assert.ok(Math.max(...due.values()) < 200, `the largest group: ${Math.max(...due.values())}`);
   });
 });
 
