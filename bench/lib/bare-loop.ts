@@ -14,7 +14,7 @@
 import type { CardParseError, ParsedCard } from '../../src/card/index.js';
 import type { Prober } from '../../src/probe/index.js';
 import type { Shipped } from './shipped.js';
-import { limited } from './stats.js';
+import { limited, sleep } from './stats.js';
 
 export interface BareAgent {
   name: string;
@@ -61,6 +61,13 @@ export async function bareRound(
      * held digest (steady rounds; a first visit holds nothing, so it parses every card).
      */
     held?: { cards: HeldCards; reuse: boolean };
+    /**
+     * Visits spread one by one over this many ms, each its own wake-up (as the operator's visits
+     * were before they fell on a grid, routineDueAt): agent i starts i/n of it after the round,
+     * still `workers` at once. Unset, the round visits every agent as fast as the workers allow
+     * (a burst).
+     */
+    spreadMs?: number;
   },
 ): Promise<BareRound> {
   let fetches = 0;
@@ -76,6 +83,10 @@ export async function bareRound(
   const { mapInterfaces } = lib.interfaceMap;
   const { podPort, serviceHostNames } = lib.portMapping;
   await limited(agents, opts.workers, async (agent) => {
+    if (opts.spreadMs !== undefined) {
+      const at = started + (opts.spreadMs * index.get(agent)!) / agents.length;
+      await sleep(Math.max(0, at - performance.now()));
+    }
     const withCapabilities = opts.capabilities(index.get(agent)!);
     const spec = A2AAgentSpec.parse(agent.spec);
     const serviceName = spec.routing.serviceName ?? agent.name;

@@ -37,6 +37,7 @@ const METRICS = [
   'operator CPU, steady state: user / system (% of one core)',
   'operator GC pauses, steady state: minor / major (ms per period)',
   'CPU per probe: operator steady state / bare loop (ms)',
+  'CPU per probe: bare loop, visits one by one over the period / in a burst (ms)',
   'ceiling: agents (3 pods x 3 bindings) one core sustains at period 10 / 30 / 60 s',
   'cold start: reconcile time / workers (s)',
   'operator CPU, cold start until converged (s)',
