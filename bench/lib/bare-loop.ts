@@ -83,11 +83,11 @@ export async function bareRound(
   const { mapInterfaces } = lib.interfaceMap;
   const { podPort, serviceHostNames } = lib.portMapping;
   await limited(agents, opts.workers, async (agent) => {
+    const i = index.get(agent)!;
     if (opts.spreadMs !== undefined) {
-      const at = started + (opts.spreadMs * index.get(agent)!) / agents.length;
-      await sleep(Math.max(0, at - performance.now()));
+      await sleep(Math.max(0, started + (opts.spreadMs * i) / agents.length - performance.now()));
     }
-    const withCapabilities = opts.capabilities(index.get(agent)!);
+    const withCapabilities = opts.capabilities(i);
     const spec = A2AAgentSpec.parse(agent.spec);
     const serviceName = spec.routing.serviceName ?? agent.name;
     const cardPort = spec.ports.find((p) => p.name === spec.card.port)!;

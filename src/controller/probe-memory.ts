@@ -43,8 +43,8 @@ export interface ProbeTiming {
 const FAST_MS = 1000;
 
 /**
- * Period jittered down by up to 20% so many agents do not probe in lockstep, and never later
- * than one period: a healed interface is re-verified within periodSeconds.
+ * Period jittered down by up to 20% so many agents do not recheck in lockstep, and never later
+ * than the period given: the capability recheck's timing (routine revisits use routineDueAt).
  */
 export function jitteredPeriod(periodMs: number, random: () => number): number {
   return Math.round(periodMs * (0.8 + 0.2 * random()));
