@@ -22,6 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node';
 import { CAPABILITY_PERIODS } from '../src/controller/probe-memory.js';
 import { REPO_ROOT } from '../test/harness/binaries.js';
+import { imageEntrypoint } from '../test/harness/image-entrypoint.js';
 import { useCluster, type Cluster } from '../test/harness/cluster.js';
 import { agentManifest, apply, healthySpec } from '../test/harness/manifests.js';
 import { startOperator, type OperatorProcess } from '../test/harness/operator.js';
@@ -673,7 +674,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     {
       metric: 'operator CPU, cold start until converged (s)',
       value: fixed(cpuSeconds(cold), 2),
-      note: 'includes loading the operator (node dist/cli/main.js)',
+      note: 'includes loading the operator (the bundled dist/cli/main.js)',
     },
     {
       metric: 'reaction: gRPC broken -> pod out of the EndpointSlice, p50 / p99 / max (s)',
@@ -820,8 +821,8 @@ protocol 1.0), served by a multiplexed fleet (\`test/agents/fleet-server.ts\`): 
 network namespace and serves ${opts.agentsPerProcess} agents' pods, every pod address its own \`@a2a-js/sdk\` agent bound to
 that address (its own card naming its agent's Service, its own JSON-RPC, REST and gRPC listeners), one Pod
 object per address; every address is dialled. The agents keep an idle HTTP connection ${opts.agentKeepAlive ?? 5} s${opts.agentKeepAlive === undefined ? " (Node's default, as the SDK's servers)" : ' (`--agent-keep-alive`)'}. The control plane is a real kube-apiserver + etcd
-(\`test/harness\`); the operator is the bundled \`node dist/cli/main.js run\` (as the image runs it; the bench
-runs \`npm run build\` first) as a child process (\`--log-level=info --workers=${opts.workers}
+(\`test/harness\`); the operator is the bundled \`${['node', ...imageEntrypoint().nodeOptions, 'dist/cli/main.js'].join(' ')} run\` (as the image runs it: the
+Dockerfile's ENTRYPOINT; the bench runs \`npm run build\` first)${opts.operatorNodeArgs ? ` with \`${opts.operatorNodeArgs}\` added` : ''} as a child process (\`--log-level=info --workers=${opts.workers}
 --probe-concurrency=${opts.probeConcurrency}\`), probe period ${opts.period} s, timeout ${opts.timeout} s,
 failureThreshold ${opts.threshold}. Everything (control plane, fleet, operator, the benchmark) shares the machine.
 

@@ -59,7 +59,8 @@ writes them to docs/benchmarks.md.
   --operator-node-args <s>  Node.js options for the operator process only, space-separated,
                             before its entry point (e.g. --operator-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof
                             --heapsnapshot-signal=SIGUSR2"); profiles are written when the
-                            bench stops the operator (SIGTERM, graceful exit)
+                            bench stops the operator (SIGTERM, graceful exit). They follow the
+                            image's own Node.js options (the Dockerfile's ENTRYPOINT), so they win
   -h, --help
 `;
 

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { buildahMissing, inspectImage } from '../harness/images/buildah.js';
 import { buildImages, type BuiltImages } from '../harness/images/build.js';
 import { numericUser, runInImage } from '../harness/images/run-in-image.js';
+import { imageEntrypoint } from '../harness/image-entrypoint.js';
 
 const missing = buildahMissing();
 const log = (line: string) => process.stderr.write(`[images] ${line}\n`);
@@ -63,7 +64,9 @@ describe('images built with buildah from the local Node base', { skip: missing }
     const config = inspectImage(images.operator.ref)!.config;
     assert.equal(config.User, '65532:65532');
     assert.equal(numericUser(config.User).uid, 65532);
-    assert.deepEqual(config.Entrypoint, ['node', 'dist/cli/main.js']);
+    // The Dockerfile's, Node.js options included (test/integration/image-entrypoint.test.ts pins it).
+    const entry = imageEntrypoint();
+    assert.deepEqual(config.Entrypoint, [entry.program, ...entry.nodeOptions, entry.script]);
     assert.deepEqual(config.Cmd, ['run']);
     assert.match(
       images.operator.ref,

@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './binaries.js';
+import { imageEntrypoint } from './image-entrypoint.js';
 import { freePort } from './ports.js';
 import { startProcess, type Managed } from './process.js';
 
@@ -28,9 +29,12 @@ export interface OperatorOptions {
   identity?: string;
   extraArgs?: string[];
   env?: NodeJS.ProcessEnv;
-  /** Run the compiled dist/cli/main.js (as the image does; `npm run build` first) instead of src via tsx. */
+  /**
+   * Run the compiled dist/cli/main.js with the image's Node.js options (as the image does; `npm run
+   * build` first) instead of src via tsx.
+   */
   dist?: boolean;
-  /** Node.js options before the entry point (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  /** Node.js options before the entry point (e.g. --cpu-prof, which NODE_OPTIONS refuses); after the image's, so they win. */
   nodeArgs?: string[];
 }
 
@@ -42,6 +46,7 @@ export async function startOperator(opts: OperatorOptions): Promise<OperatorProc
     ? [join(REPO_ROOT, 'dist/cli/main.js')]
     : ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')];
   const args = [
+    ...(opts.dist ? imageEntrypoint().nodeOptions : []),
     ...(opts.nodeArgs ?? []),
     ...entry,
     'run',

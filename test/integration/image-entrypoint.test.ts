@@ -15,33 +15,12 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../harness/binaries.js';
 import { useCluster } from '../harness/cluster.js';
 import { renderChart, one } from '../harness/helm.js';
+import { dockerfileStages, imageEntrypoint } from '../harness/image-entrypoint.js';
 import { freePort } from '../harness/ports.js';
 import { startProcess } from '../harness/process.js';
 
-interface Stage {
-  from: string;
-  instructions: { op: string; args: string }[];
-}
-
-/** Dockerfile stages: FROM lines and the instructions after them (continuations joined). */
-function parseDockerfile(text: string): Stage[] {
-  const lines = text
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('#'));
-  const stages: Stage[] = [];
-  for (const line of lines) {
-    const m = /^(\w+)\s+(.*)$/.exec(line);
-    if (!m) continue;
-    const op = m[1]!.toUpperCase();
-    if (op === 'FROM') stages.push({ from: m[2]!, instructions: [] });
-    else stages.at(-1)?.instructions.push({ op, args: m[2]! });
-  }
-  return stages;
-}
-
-const stages = parseDockerfile(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+const stages = dockerfileStages();
+const entrypoint = imageEntrypoint(stages);
 const final = stages.at(-1)!;
 const last = (op: string) => final.instructions.filter((i) => i.op === op).at(-1)?.args;
 
@@ -77,22 +56,24 @@ test('the entrypoint is the one the harness and the chart run', async () => {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
     bin: Record<string, string>;
   };
-  const [, script] = JSON.parse(last('ENTRYPOINT')!) as string[];
+  const { script } = entrypoint;
   assert.equal(pkg.bin['a2a-operator'], script);
   // scripts/build.ts bundles src/cli/main.ts into dist/cli/main.js (tsconfig.build.json's dirs).
   const build = JSON.parse(readFileSync(join(REPO_ROOT, 'tsconfig.build.json'), 'utf8')) as {
     compilerOptions: { rootDir: string; outDir: string };
   };
   assert.match(readFileSync(join(REPO_ROOT, 'scripts', 'build.ts'), 'utf8'), /'src', 'cli', 'main\.ts'/);
-  const source = script!
+  const source = script
     .replace(new RegExp(`^${build.compilerOptions.outDir}/`), `${build.compilerOptions.rootDir}/`)
     .replace(/\.js$/, '.ts');
   const harness = readFileSync(join(REPO_ROOT, 'test', 'harness', 'operator.ts'), 'utf8');
   // From source through tsx, or the compiled bin itself (`dist: true`, as the bench runs it), then `run`.
   const quoted = (path: string) => `join\\(REPO_ROOT, '${path.replace(/[./]/g, '\\$&')}'\\)`;
   assert.match(harness, new RegExp(quoted(source)));
-  assert.match(harness, new RegExp(quoted(script!)));
+  assert.match(harness, new RegExp(quoted(script)));
   assert.match(harness, /\.\.\.entry,\s*'run'/);
+  // The compiled bin runs with the image's Node.js options, read from this Dockerfile, first.
+  assert.match(harness, /args = \[\s*\.\.\.\(opts\.dist \? imageEntrypoint\(\)\.nodeOptions : \[\]\),/);
   const d = one(await renderChart(), 'Deployment').spec as {
     template: { spec: { containers: { args: string[] }[] } };
   };
@@ -140,10 +121,10 @@ test('node dist/cli/main.js run (built by npm run build) serves /readyz and exit
     assert.ok(!existsSync(join(dir, 'node_modules')) && !existsSync(join(tmpdir(), 'node_modules')));
     const metrics = await freePort();
     const cards = await freePort();
-    const [node, script] = JSON.parse(last('ENTRYPOINT')!) as string[];
-    assert.equal(node, 'node');
+    assert.equal(entrypoint.program, 'node');
     const args = [
-      join(dir, script!),
+      ...entrypoint.nodeOptions,
+      join(dir, entrypoint.script),
       ...(JSON.parse(last('CMD')!) as string[]),
       `--kubeconfig=${cluster.kubeconfigPath}`,
       `--metrics-address=127.0.0.1:${metrics}`,
