@@ -821,7 +821,7 @@ protocol 1.0), served by a multiplexed fleet (\`test/agents/fleet-server.ts\`): 
 network namespace and serves ${opts.agentsPerProcess} agents' pods, every pod address its own \`@a2a-js/sdk\` agent bound to
 that address (its own card naming its agent's Service, its own JSON-RPC, REST and gRPC listeners), one Pod
 object per address; every address is dialled. The agents keep an idle HTTP connection ${opts.agentKeepAlive ?? 5} s${opts.agentKeepAlive === undefined ? " (Node's default, as the SDK's servers)" : ' (`--agent-keep-alive`)'}. The control plane is a real kube-apiserver + etcd
-(\`test/harness\`); the operator is the bundled \`${['node', ...imageEntrypoint().nodeOptions, 'dist/cli/main.js'].join(' ')} run\` (as the image runs it: the
+(\`test/harness\`); the operator is the bundled \`${imageEntrypoint().argv.join(' ')} run\` (as the image runs it: the
 Dockerfile's ENTRYPOINT; the bench runs \`npm run build\` first)${opts.operatorNodeArgs ? ` with \`${opts.operatorNodeArgs}\` added` : ''} as a child process (\`--log-level=info --workers=${opts.workers}
 --probe-concurrency=${opts.probeConcurrency}\`), probe period ${opts.period} s, timeout ${opts.timeout} s,
 failureThreshold ${opts.threshold}. Everything (control plane, fleet, operator, the benchmark) shares the machine.

@@ -65,8 +65,7 @@ describe('images built with buildah from the local Node base', { skip: missing }
     assert.equal(config.User, '65532:65532');
     assert.equal(numericUser(config.User).uid, 65532);
     // The Dockerfile's, Node.js options included (test/integration/image-entrypoint.test.ts pins it).
-    const entry = imageEntrypoint();
-    assert.deepEqual(config.Entrypoint, [entry.program, ...entry.nodeOptions, entry.script]);
+    assert.deepEqual(config.Entrypoint, imageEntrypoint().argv);
     assert.deepEqual(config.Cmd, ['run']);
     assert.match(
       images.operator.ref,

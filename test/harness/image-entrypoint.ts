@@ -33,7 +33,17 @@ export function dockerfileStages(): DockerfileStage[] {
   return parseDockerfile(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
 }
 
+/** The args of the final stage's last `op` instruction (ENTRYPOINT, CMD, USER...), if any. */
+export function finalInstruction(stages: DockerfileStage[], op: string): string | undefined {
+  return stages
+    .at(-1)
+    ?.instructions.filter((i) => i.op === op)
+    .at(-1)?.args;
+}
+
 export interface ImageEntrypoint {
+  /** The whole exec-form list, as the image's config carries it. */
+  argv: string[];
   /** The program, `node`. */
   program: string;
   /** Node.js options between the program and the script. */
@@ -44,13 +54,16 @@ export interface ImageEntrypoint {
 
 /** The final stage's exec-form ENTRYPOINT: `[program, ...nodeOptions, script]`. */
 export function imageEntrypoint(stages: DockerfileStage[] = dockerfileStages()): ImageEntrypoint {
-  const args = stages
-    .at(-1)
-    ?.instructions.filter((i) => i.op === 'ENTRYPOINT')
-    .at(-1)?.args;
+  const args = finalInstruction(stages, 'ENTRYPOINT');
   if (!args) throw new Error('the Dockerfile has no ENTRYPOINT in its final stage');
-  const entry = JSON.parse(args) as string[];
-  if (!Array.isArray(entry) || entry.length < 2 || entry.some((e) => typeof e !== 'string'))
+  let argv: unknown;
+  try {
+    argv = JSON.parse(args);
+  } catch {
+    argv = undefined; // shell form
+  }
+  if (!Array.isArray(argv) || argv.length < 2 || argv.some((e) => typeof e !== 'string'))
     throw new Error(`the ENTRYPOINT is not an exec-form list of a program and a script: ${args}`);
-  return { program: entry[0]!, nodeOptions: entry.slice(1, -1), script: entry.at(-1)! };
+  const entry = argv as string[];
+  return { argv: entry, program: entry[0]!, nodeOptions: entry.slice(1, -1), script: entry.at(-1)! };
 }

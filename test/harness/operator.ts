@@ -34,7 +34,10 @@ export interface OperatorOptions {
    * build` first) instead of src via tsx.
    */
   dist?: boolean;
-  /** Node.js options before the entry point (e.g. --cpu-prof, which NODE_OPTIONS refuses); after the image's, so they win. */
+  /**
+   * Node.js options before the entry point (e.g. --cpu-prof, which NODE_OPTIONS refuses); after the
+   * image's, so they win.
+   */
   nodeArgs?: string[];
 }
 

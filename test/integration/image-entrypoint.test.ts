@@ -15,14 +15,14 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../harness/binaries.js';
 import { useCluster } from '../harness/cluster.js';
 import { renderChart, one } from '../harness/helm.js';
-import { dockerfileStages, imageEntrypoint } from '../harness/image-entrypoint.js';
+import { dockerfileStages, finalInstruction, imageEntrypoint } from '../harness/image-entrypoint.js';
 import { freePort } from '../harness/ports.js';
 import { startProcess } from '../harness/process.js';
 
 const stages = dockerfileStages();
 const entrypoint = imageEntrypoint(stages);
 const final = stages.at(-1)!;
-const last = (op: string) => final.instructions.filter((i) => i.op === op).at(-1)?.args;
+const last = (op: string) => finalInstruction(stages, op);
 
 test('Dockerfile: multi-stage, Node 24, the bundled CLI without node_modules, non-root, exec-form entrypoint', () => {
   assert.ok(stages.length >= 2, 'multi-stage');
