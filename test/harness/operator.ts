@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './binaries.js';
-import { imageEntrypoint } from './image-entrypoint.js';
+import { imageEntrypoint, type ImageEntrypoint } from './image-entrypoint.js';
 import { freePort } from './ports.js';
 import { startProcess, type Managed } from './process.js';
 
@@ -41,21 +41,28 @@ export interface OperatorOptions {
   nodeArgs?: string[];
 }
 
-export async function startOperator(opts: OperatorOptions): Promise<OperatorProcess> {
-  const metricsPort = await freePort();
-  const cardsPort = await freePort();
-  const logFile = join(mkdtempSync(join(tmpdir(), 'a2a-operator-')), 'operator.log');
-  const entry = opts.dist
-    ? [join(REPO_ROOT, 'dist/cli/main.js')]
-    : ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')];
-  const args = [
-    ...(opts.dist ? imageEntrypoint().nodeOptions : []),
-    ...(opts.nodeArgs ?? []),
+/**
+ * What `node` is given to run the operator: from source through tsx, or the image's script from
+ * `dist` with the image's Node.js options first and the caller's after (V8 takes a flag's last
+ * value, so the caller's win). Pure, so a test checks the command rather than this file's text.
+ */
+export function operatorArgv(
+  opts: OperatorOptions,
+  ports: { metrics: number; cards: number },
+  image: () => ImageEntrypoint = imageEntrypoint,
+): string[] {
+  const nodeArgs = opts.nodeArgs ?? [];
+  let entry = [...nodeArgs, '--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')];
+  if (opts.dist) {
+    const { nodeOptions, script } = image();
+    entry = [...nodeOptions, ...nodeArgs, join(REPO_ROOT, script)];
+  }
+  return [
     ...entry,
     'run',
     `--kubeconfig=${opts.kubeconfig}`,
-    `--metrics-address=127.0.0.1:${metricsPort}`,
-    `--cards-address=127.0.0.1:${cardsPort}`,
+    `--metrics-address=127.0.0.1:${ports.metrics}`,
+    `--cards-address=127.0.0.1:${ports.cards}`,
     `--leader-elect=${opts.leaderElect ? 'true' : 'false'}`,
     '--log-level=debug',
     ...(opts.namespaces?.length ? [`--namespaces=${opts.namespaces.join(',')}`] : []),
@@ -63,6 +70,13 @@ export async function startOperator(opts: OperatorOptions): Promise<OperatorProc
     ...(opts.identity ? [`--identity=${opts.identity}`] : []),
     ...(opts.extraArgs ?? []),
   ];
+}
+
+export async function startOperator(opts: OperatorOptions): Promise<OperatorProcess> {
+  const metricsPort = await freePort();
+  const cardsPort = await freePort();
+  const logFile = join(mkdtempSync(join(tmpdir(), 'a2a-operator-')), 'operator.log');
+  const args = operatorArgv(opts, { metrics: metricsPort, cards: cardsPort });
   const proc = startProcess(process.execPath, args, logFile, { ...process.env, ...opts.env });
   const metricsUrl = `http://127.0.0.1:${metricsPort}`;
   const cardsUrl = `http://127.0.0.1:${cardsPort}`;
