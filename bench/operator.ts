@@ -821,8 +821,9 @@ protocol 1.0), served by a multiplexed fleet (\`test/agents/fleet-server.ts\`): 
 network namespace and serves ${opts.agentsPerProcess} agents' pods, every pod address its own \`@a2a-js/sdk\` agent bound to
 that address (its own card naming its agent's Service, its own JSON-RPC, REST and gRPC listeners), one Pod
 object per address; every address is dialled. The agents keep an idle HTTP connection ${opts.agentKeepAlive ?? 5} s${opts.agentKeepAlive === undefined ? " (Node's default, as the SDK's servers)" : ' (`--agent-keep-alive`)'}. The control plane is a real kube-apiserver + etcd
-(\`test/harness\`); the operator is the bundled \`${imageEntrypoint().argv.join(' ')} run\` (as the image runs it: the
-Dockerfile's ENTRYPOINT; the bench runs \`npm run build\` first)${opts.operatorNodeArgs ? ` with \`${opts.operatorNodeArgs}\` added` : ''} as a child process (\`--log-level=info --workers=${opts.workers}
+(\`test/harness\`); the operator is the bundled \`${imageEntrypoint().argv.join(' ')} run\` (the image's ENTRYPOINT and CMD, read
+from the Dockerfile, run by the Node.js of the machine table where the image ships Node 24; the bench runs \`npm run build\`
+first)${opts.operatorNodeArgs ? ` with \`${opts.operatorNodeArgs}\` added` : ''} as a child process (\`--log-level=info --workers=${opts.workers}
 --probe-concurrency=${opts.probeConcurrency}\`), probe period ${opts.period} s, timeout ${opts.timeout} s,
 failureThreshold ${opts.threshold}. Everything (control plane, fleet, operator, the benchmark) shares the machine.
 
@@ -897,12 +898,13 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   is mostly the kernel's side of connect, write and close), and V8's main-thread GC pauses by kind
   (\`nodejs_gc_duration_seconds\`; concurrent marking and sweeping on V8's helper threads are in the process
   CPU but in no pause).
-  Each steady round is followed by the same calls with the visits started one by one over the period (a
-  wake-up per visit), a comparison of what the schedule costs: the operator's revisits fall on a grid of a tenth
+  Each steady round is followed by the same calls with the visits started one by one over
+  ${fixed(SPREAD_SHARE * 100, 0)} % of the period (a wake-up per visit), a comparison of what the schedule costs: the operator's revisits fall on a grid of a tenth
   of the period, so the visits due about the same time wake together (\`routineDueAt\`); the target's bound stays
   the burst.
   The ceiling divides a period by CPU per probe x probes per agent per period (9 interfaces times the
-  operator's measured probes per interface per period, about 1.1 with the jitter; 9 for the bare loop).
+  operator's measured probes per interface per period, from the run: at most about 1.1, a visit being due
+  0.8-1.0 period after the last; 9 for the bare loop).
 - **CPU of the first visits**: the operator's \`process_cpu_seconds_total\` from \`/readyz\` to convergence
   (scraped at both), against the bench process's CPU during a bare first-visit round (median). The operator's
   share of the wall time from \`/readyz\` to convergence says whether its cold start waits (on the API server,
@@ -916,15 +918,16 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   same split over the steady window says whether an operator that fell behind the period, with
   workers busy and CPU to spare in its own process, waited for cores the fleet held (the ceiling's note).
 - **Connections the fleet accepted**: \`Tcp: PassiveOpens\` of each fleet process's network namespace
-  (\`/proc/<pid>/net/snmp\`) over the same windows: connections the agents had to accept to serve them.
+  (\`/proc/<pid>/net/snmp\`) from the operator's spawn (not \`/readyz\`: a first visit may start before it) to
+  convergence, and over the median bare first-visit round: connections the agents had to accept to serve them.
 - **Requests the fleet served**: every HTTP request each pod address received (card included) and every
-  gRPC call to a method it serves, summed over the fleet (its control endpoint \`GET /state\`) over the same
-  windows. The bare round's count equals the calls it counted of its own (the smoke test checks it); the
+  gRPC call to a method it serves, summed over the fleet (its control endpoint \`GET /state\`) over the
+  windows of the connections. The bare round's count equals the calls it counted of its own (the smoke test checks it); the
   operator's window from its spawn to convergence also holds the steady visits of the agents converged first.
 - **API requests per reconcile**: \`a2a_operator_api_requests_total\` (by verb and resource, with the reason)
   over the count of \`a2a_operator_reconcile_duration_seconds\` (watches are long-lived and not counted per event).
   **Writes per steady-state period**: POST/PUT/PATCH/DELETE requests over ${opts.steadyPeriods} probe periods,
-  starting one period after routing completed; the target is zero.
+  starting a period and 2 s after every agent converged and every pod was routed; the target is zero.
 - **What a request costs the control plane** (\`npm run bench:api\`, not part of this run): kube-apiserver
   + etcd CPU (\`/proc/<pid>/stat\`) per request of each kind an agent's first visit sends, on a control plane
   with nothing else running (no watcher, no operator), 400 requests of a kind at a time, 8 in flight,
@@ -934,13 +937,13 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
 - **Reaction latency**: gRPC is stopped on every pod address of one agent (the fleet's control endpoint); each
   pod's latency is the time until the benchmark's watch sees its address leave the agent's gRPC EndpointSlice.
   Then gRPC is restarted, and the latency is until the address is back. ${opts.events} events,
-  ${opts.eventConcurrency} agents at once, chosen with seed ${opts.seed}. p99 of a few dozen samples is close
-  to the maximum.
+  ${opts.eventConcurrency} agents at once, chosen with seed ${opts.seed}. Percentiles are nearest-rank: with fewer than
+  100 samples, p99 is the maximum.
 - **Pod event -> withdrawn**: a pod is deleted or marked NotReady (alternately, ${opts.events} events, one
   at a time, pods chosen with seed ${opts.seed + 1}); the latency is until the benchmark's watch sees its
   address in no EndpointSlice of its agent. The pod is restored before the next event.
 - **Memory**: \`process_resident_memory_bytes\` and \`nodejs_heap_size_*\` from the operator's \`/metrics\`
-  after the last reaction event.
+  after the last gRPC break/heal event, before the pod events.
 `;
 }
 

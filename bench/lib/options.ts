@@ -42,7 +42,7 @@ writes them to docs/benchmarks.md.
   --timeout <s>             probe timeoutSeconds (default 3, the CRD's default)
   --threshold <n>           probe failureThreshold (default 2)
   --events <n>              gRPC break/heal events for reaction latency (default 24)
-  --event-concurrency <n>   events in flight at once, on different processes (default 4)
+  --event-concurrency <n>   events in flight at once, each on a different agent (default 4)
   --workers <n>             operator --workers, and the bare loop's agents in flight (default 8, the operator's)
   --probe-concurrency <n>   operator --probe-concurrency, and the bare loop's (default 32)
   --steady-periods <n>      probe periods the steady-state window spans (default 3)
@@ -52,7 +52,8 @@ writes them to docs/benchmarks.md.
   --agent-keep-alive <s>    how long the fleet's agents keep an idle HTTP connection (default
                             Node's 5 s, which the SDK's servers keep): below the probe period,
                             every visit opens new connections, on both sides of the comparison
-  --seed <n>                seed for the choice of which process breaks (default 1)
+  --seed <n>                seed for the choice of the agents whose gRPC breaks; seed+1 picks
+                            the pods of the pod events (default 1)
   --out <file>              results file (default docs/benchmarks.md)
   --no-write                print only; leave the results file and the plot alone
   --no-build                run the existing dist/ (default: npm run build first)
