@@ -85,6 +85,10 @@ export const Reason = {
   SelectorOverlap: 'SelectorOverlap',
   // Readiness gate only: released because no A2AAgent selects the pod any more.
   AgentDeleted: 'AgentDeleted',
+  // Readiness gate only: the pod is not running with ready containers, so it is not probed.
+  PodNotServing: 'PodNotServing',
+  // Readiness gate only (True): every interface the pod's card declares is verified on it.
+  CardVerified: 'CardVerified',
   // Advertised
   NoVerifiedInterface: 'NoVerifiedInterface',
   ServiceConflict: 'ServiceConflict',

@@ -13,7 +13,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { LabelSelector } from '../api/a2aagent.js';
-import { InterfaceReason, InterfaceState, Reason } from '../api/conditions.js';
+import { CardReason, InterfaceReason, InterfaceState, Reason } from '../api/conditions.js';
 import { matchesSelector } from '../kube/selector.js';
 import { acceptable } from '../routing/plan.js';
 import { displayUrl } from '../text/display-url.js';
@@ -38,7 +38,7 @@ export function gateDecisions(
     if (!p.pod.candidate) {
       d = {
         status: 'False',
-        reason: 'PodNotServing',
+        reason: Reason.PodNotServing,
         message: 'pod is not running with ready containers; not probed',
       };
     } else if (!p.card) {
@@ -51,7 +51,7 @@ export function gateDecisions(
       if (verdicts.some((x) => !x.v || x.v.state === InterfaceState.Pending)) continue;
       const bad = verdicts.find((x) => !acceptable(x.v?.state, authOk));
       if (mapped.length === 0) {
-        d = { status: 'False', reason: 'NoInterfaces', message: 'the card declares no interface' };
+        d = { status: 'False', reason: CardReason.NoInterfaces, message: 'the card declares no interface' };
       } else if (bad) {
         const state = bad.v!.state as Exclude<InterfaceState, 'Verified'>;
         d = {
@@ -64,7 +64,7 @@ export function gateDecisions(
       } else {
         d = {
           status: 'True',
-          reason: 'CardVerified',
+          reason: Reason.CardVerified,
           message: `all ${mapped.length} interfaces this pod's card declares are verified on it`,
         };
       }

@@ -1,8 +1,12 @@
-// docs/conditions.md explains every condition type, interface state and reason the operator writes.
+// docs/conditions.md explains every condition type, interface and capability state and reason
+// the operator writes (the readiness gate's included).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
+  CapabilitiesVerified,
+  CapabilityReason,
+  CapabilityState,
   CardReason,
   ConditionType,
   InterfaceReason,
@@ -12,9 +16,12 @@ import {
 
 const doc = readFileSync('docs/conditions.md', 'utf8');
 
-test('every condition type, interface state and reason appears in docs/conditions.md', () => {
+test('every condition type, interface and capability state and reason appears in docs/conditions.md', () => {
   const names = [
     ...Object.values(ConditionType),
+    CapabilitiesVerified,
+    ...Object.values(CapabilityState),
+    ...Object.values(CapabilityReason),
     ...Object.values(CardReason),
     ...Object.values(InterfaceState),
     ...Object.values(InterfaceReason),
