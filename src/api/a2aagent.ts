@@ -387,7 +387,8 @@ export const A2AAgentStatus = z.object({
     .meta({
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
-      description: 'Ready, CardValid, InterfacesVerified, PodsConsistent, Advertised, Reconciling, Stalled.',
+      description:
+        'Ready, CardValid, InterfacesVerified, PodsConsistent, Advertised, Reconciling, Stalled, CapabilitiesVerified (part of Ready only with spec.probe.capabilities: Enforce), and TaskContinuity (only with spec.probe.taskContinuity: Once; never part of Ready).',
     }),
   card: z
     .object({
