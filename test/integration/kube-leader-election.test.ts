@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { useCluster, type Cluster } from '../harness/cluster.js';
 import { KubeClient } from '../../src/kube/client.js';
 import { LeaderElector } from '../../src/kube/leader-election.js';
-import { ApiLeaseStore } from '../../src/kube/lease-store.js';
+import { ApiLeaseStore, type LeaseStore } from '../../src/kube/lease-store.js';
 
 let cluster: Cluster;
 let client: KubeClient;
@@ -14,8 +14,16 @@ const timings = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs:
 
 function candidate(identity: string, lease: string, releaseOnCancel: boolean) {
   const events: [string, number][] = [];
+  const store = new ApiLeaseStore(client, ns, lease);
+  // When each write of the Lease was sent: a write still in flight at the kill may land after it.
+  const writesSent: number[] = [];
+  const lock: LeaseStore = {
+    get: (signal) => store.get(signal),
+    create: (spec, signal) => (writesSent.push(Date.now()), store.create(spec, signal)),
+    update: (rv, spec, signal) => (writesSent.push(Date.now()), store.update(rv, spec, signal)),
+  };
   const elector = new LeaderElector({
-    lock: new ApiLeaseStore(client, ns, lease),
+    lock,
     identity,
     releaseOnCancel,
     ...timings,
@@ -32,6 +40,7 @@ function candidate(identity: string, lease: string, releaseOnCancel: boolean) {
     done,
     leading,
     startedAt: () => events.find(([e]) => e === 'started')?.[1],
+    lastWriteSent: () => writesSent.at(-1),
   };
 }
 
@@ -72,9 +81,12 @@ describe('LeaderElector on a real Lease', () => {
     await a.done;
     await until('b takes over', b.leading, 10_000);
     const took = b.startedAt()! - killedAt;
-    // Expired by b's own clock: at least (leaseDuration − one renew interval) after the kill,
-    // at most leaseDuration + a jittered retry period (2.2 × retryPeriod) + slack.
-    assert.ok(took >= timings.leaseDurationMs - timings.retryPeriodMs - 100, `took ${took} ms`);
+    // Expired by b's own clock, which starts when b sees a's last renewal, itself no earlier than
+    // a sent it: b leads no sooner than a lease duration after a's last write was sent (however
+    // long that write and the kill took on a loaded machine). At most leaseDuration + a jittered
+    // retry period (2.2 × retryPeriod) + slack after the kill.
+    const sinceRenewal = b.startedAt()! - a.lastWriteSent()!;
+    assert.ok(sinceRenewal >= timings.leaseDurationMs, `led ${sinceRenewal} ms after a's last renewal`);
     assert.ok(took <= timings.leaseDurationMs + 2.2 * timings.retryPeriodMs + 1_000, `took ${took} ms`);
     assert.equal(await holder('no-release'), 'b');
     b.stop.abort();

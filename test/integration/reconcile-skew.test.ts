@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startAgentPod } from '../harness/agent-pod.js';
 import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
-import { condition, waitAgent } from '../harness/wait.js';
+import { condition, waitAgent, waitFor } from '../harness/wait.js';
 
 const s = scenario('skew', {
   async setup({ cluster, ns, pods }) {
@@ -52,23 +52,43 @@ describe('rollout skew', () => {
     assert.equal(condition(a, 'Reconciling')?.status, 'True');
     assert.equal(condition(a, 'Stalled')?.status, 'False');
     assert.equal(a.status?.card?.podsConsistent, '1/2');
-    // Every interface of both cards is served where declared, so routing keeps what both verify.
-    const slices = JSON.parse(
-      (
-        await s.cluster.kubectl([
-          'get',
-          'endpointslice',
-          '-n',
-          s.ns,
-          '-l',
-          'kubernetes.io/service-name=skewed',
-          '-o',
-          'json',
-        ])
-      ).stdout,
-    ) as { items: { metadata: { name: string }; endpoints?: unknown[] }[] };
-    for (const s of slices.items)
-      assert.ok((s.endpoints ?? []).length >= 1, `${s.metadata.name} routes nowhere`);
+    // Every interface of both cards is served where declared, so routing keeps what both verify:
+    // gRPC (on both cards) to both pods; HTTP to the new pod too unless the advertised card (the
+    // reference, on a tie not the listing order's) keeps the REST interface only the old declares.
+    const [old, neu] = [s.pods[0]!.ip, s.pods[1]!.ip];
+    let seen = '';
+    await waitFor(
+      'routing to what each pod verifies',
+      async () => {
+        const get = async (kind: string, name: string) => {
+          const r = await s.cluster.kubectl(['get', kind, name, '-n', s.ns, '-o', 'json']);
+          return r.code === 0 ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined;
+        };
+        const ips = async (port: string) =>
+          (((await get('endpointslice', `skewed-${port}`))?.endpoints ?? []) as { addresses: string[] }[])
+            .flatMap((e) => e.addresses)
+            .sort();
+        const cm = (await get('configmap', 'skewed-agent-card')) as
+          { data?: Record<string, string> } | undefined;
+        const text = cm?.data?.['agent-card.json'];
+        if (!text) return false;
+        const bindings = (
+          JSON.parse(text) as { supportedInterfaces: { protocolBinding: string }[] }
+        ).supportedInterfaces.map((i) => i.protocolBinding);
+        const http = await ips('http');
+        const grpc = await ips('grpc');
+        seen = `card ${bindings.join(',')}; http ${http.join(',')}; grpc ${grpc.join(',')}`;
+        const wantHttp = bindings.includes('HTTP+JSON') ? [old] : [old, neu].sort();
+        return (
+          bindings.includes('GRPC') &&
+          JSON.stringify(http) === JSON.stringify(wantHttp) &&
+          JSON.stringify(grpc) === JSON.stringify([old, neu].sort())
+        );
+      },
+      30_000,
+    ).catch((err: unknown) => {
+      throw new Error(`${String(err)}; last seen: ${seen}`);
+    });
   });
 
   test('the rollout finishes (old pod replaced): consistent and Ready again', async () => {

@@ -332,6 +332,7 @@ describe('an object the API refuses stalls the agent until its spec changes', ()
     await new Promise((r) => setTimeout(r, PERIOD * 1000));
     const invalid = /resource="endpointslices",code="422"/;
     const before = await apiWrites(operator, invalid);
+    assert.ok(before > 0, 'the refused write is counted under its code');
     await new Promise((r) => setTimeout(r, 3 * PERIOD * 1000));
     assert.equal(
       (await apiWrites(operator, invalid)) - before,

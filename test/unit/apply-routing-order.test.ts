@@ -110,13 +110,14 @@ function violations(snapshot: Map<string, KubernetesObject>, obs: PodObservation
   return out;
 }
 
+/** Applies the routing decided for `now` over `before` (nothing published when undefined). */
 async function transition(
-  before: { card: string[]; endpoints: Record<string, string[]> },
+  before: { card: string[]; endpoints: Record<string, string[]> } | undefined,
   now: Record<string, VerdictSpec[]>,
 ) {
   const obs = pods(now);
-  const init = state(before.card, before.endpoints, obs);
-  const c = cluster([init.service, ...init.slices, init.configMap]);
+  const init = before && state(before.card, before.endpoints, obs);
+  const c = cluster(init ? [init.service, ...init.slices, init.configMap] : []);
   const initial = violations(c.snapshot(), obs);
   const d = decide(input({ pods: obs, current: c.current() }));
   assert.ok(d.routing, 'full routing expected');
@@ -171,10 +172,15 @@ describe('apply-routing: make before break', () => {
   });
 
   it('nothing published yet (first apply): slices, then the card; no interim write', async () => {
-    const obs = pods({ a: allV(), b: allV() });
-    const c = cluster([]);
-    const d = decide(input({ pods: obs, current: c.current() }));
-    assert.equal(d.routing?.interim, undefined);
+    const { log, decision } = await transition(undefined, { a: allV(), b: allV() });
+    assert.ok(decision.routing);
+    assert.equal(decision.routing.interim, undefined);
+    // The two slices may be written concurrently: their order is not fixed, the card's is.
+    const card = log.filter((w) => w === 'ConfigMap/billing-agent-card');
+    assert.deepEqual(card, ['ConfigMap/billing-agent-card'], log.join(' → '));
+    assert.equal(log.at(-1), 'ConfigMap/billing-agent-card', log.join(' → '));
+    for (const slice of ['EndpointSlice/billing-http', 'EndpointSlice/billing-grpc'])
+      assert.ok(log.includes(slice), `${slice} written: ${log.join(' → ')}`);
   });
 
   it('the card only losing: written once, before the slices', async () => {

@@ -37,9 +37,11 @@ describe('Controller', () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
+    let added = 0;
     const { c } = setup(async (_key, signal) => {
       // distinct functions: EventTarget keeps one copy of a listener added twice
       for (let i = 0; i < 50; i++) signal.addEventListener('abort', () => i);
+      added += 50;
       return {};
     });
     c.start();
@@ -48,6 +50,7 @@ describe('Controller', () => {
     await new Promise((r) => setImmediate(r));
     await c.stop();
     process.off('warning', onWarning);
+    assert.equal(added, 50, 'the reconcile ran and added its listeners');
     assert.deepEqual(warnings, []);
   });
 

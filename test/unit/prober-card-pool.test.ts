@@ -12,11 +12,13 @@ const CARD = JSON.stringify({ name: 'a', supportedInterfaces: [] });
 async function cardServer(opts: { dropReused?: boolean } = {}) {
   const sockets: Socket[] = [];
   const served = new Map<Socket, number>();
+  let dropped = 0;
   const server: Server = createServer((req, res) => {
     const n = (served.get(req.socket) ?? 0) + 1;
     served.set(req.socket, n);
     // A pod that restarted (or timed the connection out) between two fetches.
     if (opts.dropReused && n > 1) {
+      dropped++;
       req.socket.destroy();
       return;
     }
@@ -27,6 +29,8 @@ async function cardServer(opts: { dropReused?: boolean } = {}) {
   return {
     port: (server.address() as AddressInfo).port,
     connections: () => sockets.length,
+    /** Requests that came over a reused connection and were dropped (dropReused). */
+    dropped: () => dropped,
     close: () => {
       for (const s of sockets) s.destroy();
       server.close();
@@ -67,6 +71,8 @@ void test('Prober.fetchCard retries once on a fresh connection when the pooled o
       const res = await prober.fetchCard(fetchOpts(server.port), 'ns/a');
       assert.equal(res.kind, 'ok', `fetch ${i}: ${res.kind === 'error' ? res.error.message : res.kind}`);
     }
+    // Every fetch succeeded although the pooled connection was reused and dropped: the retry ran.
+    assert.ok(server.dropped() >= 1, 'no fetch reused a pooled connection');
   } finally {
     await prober.close();
     server.close();
