@@ -42,10 +42,14 @@ const presence = new Transitions();
 const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const signingJwk = { ...privateKey.export({ format: 'jwk' }), kid: 'fault-key', alg: 'ES256' };
 
-const started = (p: AgentPod) => {
+/**
+ * Marks a pod's addresses up as of `at`: pass the time before it was started when an agent
+ * already selects it, since the operator may route it before startChurnPod returns.
+ */
+const started = (p: AgentPod, at = Date.now()) => {
   for (const ip of p.ips) {
-    grpc.set(ip, true);
-    presence.set(ip, true);
+    grpc.set(ip, true, at);
+    presence.set(ip, true, at);
   }
 };
 
@@ -181,8 +185,9 @@ describe('lifecycle edges under break/heal churn', () => {
       for (let round = 0; round < ROUNDS; round++) {
         // 1. Removals while the spec has a problem (a missing Secret): a dual-stack pod deleted,
         // another pod turned NotReady. Both leave every slice, churn or not.
+        const startedAt = Date.now();
         extra = await startChurnPod(s.cluster, s.ns, `churn-extra-${round}`, 'dual');
-        started(extra);
+        started(extra, startedAt);
         const extraIps = extra.ips;
         await routedTo('the dual-stack pod routed in both families', 'churn', [...all(), ...extraIps]);
         await applyWithMissingSecret(s.cluster, s.ns, 'churn', spec());

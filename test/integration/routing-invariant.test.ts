@@ -183,11 +183,14 @@ describe('routing invariant under random break/heal', () => {
     let seen: Awaited<ReturnType<LifecycleWatch['stop']>>;
     try {
       // 1. Removals while the spec has a problem: a dual-stack pod deleted, another turned NotReady.
+      // Up as of before the Pod object exists: the operator may route the pod (and the watch see
+      // it) before startChurnPod returns, under load by hundreds of milliseconds.
+      const extraStartedAt = Date.now();
       extra = await startChurnPod(s.cluster, s.ns, 'churn-extra', 'dual');
       const extraIps = extra.ips;
       for (const ip of extraIps) {
-        history.set(ip, true);
-        presence.set(ip, true);
+        history.set(ip, true, extraStartedAt);
+        presence.set(ip, true, extraStartedAt);
       }
       await waitFor(
         'the dual-stack pod routed in both families',
