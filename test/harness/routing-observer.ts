@@ -100,7 +100,9 @@ export interface RoutingView {
   /** Addresses the `service`'s grpc / http ports route to, sorted. */
   grpc: string[];
   http: string[];
-  /** Whether the `card` ConfigMap's card lists a GRPC interface. */
+  /** The bindings the `card` ConfigMap's card lists, in card order (none without a card). */
+  cardBindings: string[];
+  /** Whether they include GRPC. */
   cardHasGrpc: boolean;
   /** Every slice of the operator in the namespace, whichever agent or Service. */
   slices: OwnedSlice[];
@@ -165,11 +167,13 @@ export async function observeOwnedRouting(
   const card = cm?.data?.['agent-card.json']
     ? (JSON.parse(cm.data['agent-card.json']) as { supportedInterfaces: { protocolBinding: string }[] })
     : undefined;
+  const cardBindings = card?.supportedInterfaces.map((i) => i.protocolBinding) ?? [];
   return {
     at,
     grpc: ips('grpc'),
     http: ips('http'),
-    cardHasGrpc: Boolean(card?.supportedInterfaces.some((i) => i.protocolBinding === 'GRPC')),
+    cardBindings,
+    cardHasGrpc: cardBindings.includes('GRPC'),
     slices,
     cards: items.filter((i) => i.kind === 'ConfigMap').map((i) => i.metadata.name),
   };

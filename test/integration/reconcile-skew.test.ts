@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startAgentPod } from '../harness/agent-pod.js';
 import { scenario } from '../harness/scenario.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { observeOwnedRouting } from '../harness/routing-observer.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
 
 const s = scenario('skew', {
@@ -60,29 +61,13 @@ describe('rollout skew', () => {
     await waitFor(
       'routing to what each pod verifies',
       async () => {
-        const get = async (kind: string, name: string) => {
-          const r = await s.cluster.kubectl(['get', kind, name, '-n', s.ns, '-o', 'json']);
-          return r.code === 0 ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined;
-        };
-        const ips = async (port: string) =>
-          (((await get('endpointslice', `skewed-${port}`))?.endpoints ?? []) as { addresses: string[] }[])
-            .flatMap((e) => e.addresses)
-            .sort();
-        const cm = (await get('configmap', 'skewed-agent-card')) as
-          { data?: Record<string, string> } | undefined;
-        const text = cm?.data?.['agent-card.json'];
-        if (!text) return false;
-        const bindings = (
-          JSON.parse(text) as { supportedInterfaces: { protocolBinding: string }[] }
-        ).supportedInterfaces.map((i) => i.protocolBinding);
-        const http = await ips('http');
-        const grpc = await ips('grpc');
-        seen = `card ${bindings.join(',')}; http ${http.join(',')}; grpc ${grpc.join(',')}`;
-        const wantHttp = bindings.includes('HTTP+JSON') ? [old] : [old, neu].sort();
+        const o = await observeOwnedRouting(s.cluster, s.ns, 'skewed');
+        seen = `card ${o.cardBindings.join(',')}; http ${o.http.join(',')}; grpc ${o.grpc.join(',')}`;
+        const wantHttp = o.cardBindings.includes('HTTP+JSON') ? [old] : [old, neu].sort();
         return (
-          bindings.includes('GRPC') &&
-          JSON.stringify(http) === JSON.stringify(wantHttp) &&
-          JSON.stringify(grpc) === JSON.stringify([old, neu].sort())
+          o.cardHasGrpc &&
+          JSON.stringify(o.http) === JSON.stringify(wantHttp) &&
+          JSON.stringify(o.grpc) === JSON.stringify([old, neu].sort())
         );
       },
       30_000,
