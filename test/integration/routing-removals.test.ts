@@ -4,32 +4,24 @@
 // pod's probe still running. What has no evidence against it stays (never wiped).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as k8s from '@kubernetes/client-node';
 import { useCluster, type Cluster } from '../harness/cluster.js';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { deletePod, setPodStatus } from '../harness/pods.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
+import { observeOwnedRouting, type RoutingView } from '../harness/routing-observer.js';
 
 let cluster: Cluster;
 let operator: OperatorProcess;
 const pods: AgentPod[] = [];
 
-/** port name → addresses in the agent's slices (all slices of the Service). */
-async function routed(ns: string, service: string): Promise<Record<string, string[]>> {
-  const api = cluster.kc.makeApiClient(k8s.DiscoveryV1Api);
-  const list = await api.listNamespacedEndpointSlice({
-    namespace: ns,
-    labelSelector: `kubernetes.io/service-name=${service}`,
-  });
-  const out: Record<string, string[]> = {};
-  for (const s of list.items) {
-    const port = s.ports?.[0]?.name ?? '';
-    out[port] = [...(out[port] ?? []), ...(s.endpoints ?? []).flatMap((e) => e.addresses)].sort();
-  }
-  return out;
-}
+/** The agent's Service's slices, as the operator wrote them. */
+const routed = (ns: string, service: string) => observeOwnedRouting(cluster, ns, service);
+
+/** Whether the operator has a slice for `port` of `service`. */
+const hasSlice = (o: RoutingView, service: string, port: string) =>
+  o.slices.some((x) => x.service === service && x.port === port);
 
 async function startPods(ns: string, app: string, n: number, containerPorts = false): Promise<AgentPod[]> {
   const started: AgentPod[] = [];
@@ -59,8 +51,8 @@ async function routedToAll(ns: string, app: string, ps: AgentPod[]): Promise<voi
   await waitFor(
     `${app}: both ports routed to every pod`,
     async () => {
-      const r = await routed(ns, app);
-      return JSON.stringify(r.http) === JSON.stringify(ips) && JSON.stringify(r.grpc) === JSON.stringify(ips);
+      const o = await routed(ns, app);
+      return JSON.stringify(o.http) === JSON.stringify(ips) && JSON.stringify(o.grpc) === JSON.stringify(ips);
     },
     60_000,
   );
@@ -78,10 +70,10 @@ async function timeUntilGone(ns: string, service: string, ip: string, kept: stri
   await waitFor(
     `${ip} gone from every slice of ${service}`,
     async () => {
-      const r = await routed(ns, service);
-      for (const port of ['http', 'grpc'])
-        for (const k of kept) if (!r[port]?.includes(k)) wiped.push(`${k} left the ${port} slice`);
-      return ['http', 'grpc'].every((port) => r[port] && !r[port].includes(ip));
+      const o = await routed(ns, service);
+      for (const port of ['http', 'grpc'] as const)
+        for (const k of kept) if (!o[port].includes(k)) wiped.push(`${k} left the ${port} slice`);
+      return (['http', 'grpc'] as const).every((port) => hasSlice(o, service, port) && !o[port].includes(ip));
     },
     60_000,
     50,
@@ -154,10 +146,11 @@ describe('removals flow while full routing is held', () => {
       (a) => condition(a, 'Stalled')?.reason === 'PortNotFound',
     );
     // A spec mistake is no evidence about the pods: nothing was withdrawn for it.
-    assert.deepEqual(await routed(ns, 'port'), {
-      http: ps.map((p) => p.ip).sort(),
-      grpc: ps.map((p) => p.ip).sort(),
-    });
+    const held = await routed(ns, 'port');
+    assert.deepEqual(
+      { http: held.http, grpc: held.grpc, ports: held.slices.map((x) => x.port).sort() },
+      { http: ps.map((p) => p.ip).sort(), grpc: ps.map((p) => p.ip).sort(), ports: ['grpc', 'http'] },
+    );
     await setPodStatus(cluster, ns, 'port-2', { ip: ps[2]!.ip, ready: false });
     await timeUntilGone(ns, 'port', ps[2]!.ip, [ps[0]!.ip, ps[1]!.ip]);
   });
@@ -191,6 +184,6 @@ describe('removals flow while full routing is held', () => {
       `withdrawn after ${ms} ms, before the hanging probe's deadline`,
     );
     assert.notEqual(a.status?.interfaces?.[2]?.state, 'Timeout', 'the hanging probe had not ended yet');
-    assert.ok(!(await routed(ns, 'slow')).grpc?.includes(slow.ip), 'the unproven pod was never added');
+    assert.ok(!(await routed(ns, 'slow')).grpc.includes(slow.ip), 'the unproven pod was never added');
   });
 });
