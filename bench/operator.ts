@@ -562,7 +562,7 @@ async function runSize(opts: BenchOptions, cluster: Cluster, state: RunState): P
     {
       metric: "lower bound: bare fetchCard + Prober loop, the operator's first-visit calls (s)",
       value: s(bareMs),
-      note: `median of ${opts.bareRounds} rounds (${rounds.map((r) => s(r.ms)).join(', ')}) after a warm-up round, rounds started ${opts.period} s apart (the probe period); ${bareProbes.fetches} card fetches + ${bareProbes.probes} probes + ${bareProbes.capabilityCalls} capability calls (3 per verified interface, DESIGN 5.4); ${opts.workers} agents at once, ${opts.probeConcurrency} probes in flight, connections kept alive within a round, none open at its start (a Prober of its own, as at the operator's spawn)`,
+      note: `median of ${opts.bareRounds} rounds (${rounds.map((r) => s(r.ms)).join(', ')}) after a warm-up round, rounds started ${opts.period} s apart (the probe period); ${bareProbes.fetches} card fetches + ${bareProbes.probes} probes + ${bareProbes.capabilityCalls} capability calls (3 per verified interface, docs/conditions.md); ${opts.workers} agents at once, ${opts.probeConcurrency} probes in flight, connections kept alive within a round, none open at its start (a Prober of its own, as at the operator's spawn)`,
     },
     { metric: 'ratio: cold-start convergence / lower bound', value: `${fixed(coldMs / bareMs, 1)}x` },
     {
@@ -877,7 +877,7 @@ ${changesSection ? `## What changed in the operator, measured\n\n${changesSectio
   when the benchmark's own watch sees the last agent with \`observedGeneration == generation\`,
   \`Reconciling=False\` and no interface \`Pending\`. Routing is "every pod address in both EndpointSlices".
 - **Lower bound**: the calls the operator makes on its first visit of every agent (one card per pod, each mapped
-  interface probed at that pod, then the three capability calls of each verified interface, DESIGN 5.4) issued
+  interface probed at that pod, then the three capability calls of each verified interface, docs/conditions.md) issued
   by a loop over the operator's own \`Prober\` (\`fetchCard\`, \`probe\`, \`probeCapability\`), with the operator's
   concurrency shape (\`--workers\` agents at once, each agent's pods in parallel, \`--probe-concurrency\` probes in
   flight), after one warm-up round; each measured first-visit round with a Prober of its own, so it starts with no

@@ -52,7 +52,7 @@ export async function bareRound(
     workers: number;
     /**
      * Whether this agent's verified interfaces get the three capability calls after their
-     * probe, as the operator makes them (DESIGN 5.4): on its first visit for every agent, then
+     * probe, as the operator makes them (docs/conditions.md, "Capability truth"): on its first visit for every agent, then
      * for about one agent in CAPABILITY_PERIODS each period (src/controller/probe-memory.ts).
      */
     capabilities: (agentIndex: number) => boolean;

@@ -1,7 +1,7 @@
 /**
  * Pod event -> withdrawn: a pod is deleted or marked NotReady (alternately), and the latency is
  * the time until the benchmark's own EndpointSlice watch sees its address in no slice of its
- * agent's Service (DESIGN 4: removals always flow, target 1 s). The pod is then restored (Ready
+ * agent's Service (docs/routing.md: removals always flow, target 1 s). The pod is then restored (Ready
  * again, or recreated at the same address) and routed again before the next event.
  */
 import type { V1EndpointSlice } from '@kubernetes/client-node';

@@ -42,7 +42,7 @@ export const CardReason = {
 } as const;
 export type CardReason = (typeof CardReason)[keyof typeof CardReason];
 
-/** Per-interface probe states (DESIGN 5.3). */
+/** Per-interface probe states (docs/conditions.md, "Interface reasons"). */
 export const InterfaceState = {
   Verified: 'Verified',
   AuthRequired: 'AuthRequired',
@@ -143,7 +143,7 @@ export const Reason = {
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 /**
- * Capability truth (DESIGN 5.4): what the side-effect-free capability call answered, against
+ * Capability truth (docs/conditions.md, "Capability truth"): what the side-effect-free capability call answered, against
  * what the card claims. `NotServed` is the one failure; `Undeclared` (served although the card
  * says no) is reported, never failed.
  */

@@ -1,6 +1,6 @@
 /**
  * Where an interface URL points, under the eligibility rules every gateway applies
- * (seeds/003, DESIGN 5.1): HTTP bindings need an absolute http(s) URL without credentials; gRPC
+ * (seeds/003, docs/client.md; docs/conditions.md, "Card reasons"): HTTP bindings need an absolute http(s) URL without credentials; gRPC
  * needs `host:port` or `https://host:port` (both TLS) or `http://host:port` (explicit plaintext),
  * never a path, query or credentials.
  */

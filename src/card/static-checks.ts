@@ -1,5 +1,5 @@
 /**
- * The checks a card must pass before any socket is opened (DESIGN 5.1). Each finding names a
+ * The checks a card must pass before any socket is opened (docs/conditions.md, "Card reasons"). Each finding names a
  * stable reason from `CardReason` and says what to change in the card. The same rules decide
  * which interfaces may be probed at all: an ineligible one is never dialled.
  */

@@ -1,5 +1,5 @@
 /**
- * Capability truth in status (DESIGN 5.4): the findings of every verified interface on every
+ * Capability truth in status (docs/conditions.md, "Capability truth"): the findings of every verified interface on every
  * candidate pod, reduced to one `status.capabilities[]` entry per capability and the
  * `CapabilitiesVerified` condition. Pure. The worst finding wins: a claim not served on one
  * interface of one pod is not served.

@@ -4,8 +4,8 @@
  * to apply, the pod readiness gates to set and the Events to record. No I/O, no clock: `now` is
  * an input.
  *
- * Routing comes in two variants (DESIGN 4, "fail static holds back additions and unproven
- * withdrawals, never removals"):
+ * Routing comes in two variants (docs/routing.md: fail static holds back additions and unproven
+ * withdrawals, never removals):
  *
  * - `routing` (full): Enforce mode, no spec problem, no Service conflict, and every candidate
  *   pod has a definite verdict for every interface. The plan may add and remove.
@@ -228,7 +228,7 @@ export function decide(input: DecideInput): Decision {
   const aggregated = refMapped
     .slice(0, MAX_INTERFACES)
     .map((m) => aggregateInterface(m.iface, m.key, candidates));
-  // Capability truth (DESIGN 5.4): judged on the verified interfaces; part of Ready, and applied
+  // Capability truth (docs/conditions.md, "Capability truth"): judged on the verified interfaces; part of Ready, and applied
   // to the advertised card, only with spec.probe.capabilities: Enforce.
   const capabilitiesEnforced = spec.probe.capabilities === 'Enforce';
   const capabilities = judgeCapabilities(

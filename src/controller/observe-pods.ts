@@ -4,7 +4,7 @@
  * observations decide() works from and when the next probe falls due.
  *
  * Only pod addresses are dialled, at ports from spec.ports; a card URL only chooses which
- * port, path, Host header and tenant to use (DESIGN 6).
+ * port, path, Host header and tenant to use (docs/security.md, "Where the operator dials").
  */
 import type { A2AAgentSpec } from '../api/a2aagent.js';
 import { CapabilityState, CardReason, InterfaceState } from '../api/conditions.js';
@@ -328,7 +328,7 @@ export async function observePods(visit: ObserveInput): Promise<ObserveResult> {
 }
 
 /**
- * Capability truth for one interface verified on this pod (DESIGN 5.4): the three calls at the
+ * Capability truth for one interface verified on this pod (docs/conditions.md, "Capability truth"): the three calls at the
  * pod's first address, when the interface is verified anew or its card changed, then every
  * CAPABILITY_PERIODS (jittered) periods while the findings are conclusive (every period while
  * not). Findings not due are kept; a backend without capability probes, or a run out of time,

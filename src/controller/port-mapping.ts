@@ -1,5 +1,5 @@
 /**
- * Maps a card interface to one of the agent's ports (DESIGN 3): by the URL's port number
+ * Maps a card interface to one of the agent's ports (docs/api.md, `spec.ports`): by the URL's port number
  * (443/80 when it names none), and, when spec.hosts is set, only for hosts that belong to the
  * agent. Only mapped interfaces are ever dialled, and only at the agent's own pods.
  */

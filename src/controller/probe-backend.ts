@@ -59,7 +59,7 @@ export interface ProbeAnswer {
   durationMs: number;
 }
 
-/** One capability claim of a verified interface, as found (DESIGN 5.4). */
+/** One capability claim of a verified interface, as found (docs/conditions.md, "Capability truth"). */
 export interface CapabilityFinding {
   capability: Capability;
   declared: boolean;

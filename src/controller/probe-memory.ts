@@ -1,6 +1,6 @@
 /**
  * Failure-threshold hysteresis and probe scheduling, as pure functions over a record kept per
- * (pod, interface) between reconciles (DESIGN 5.2):
+ * (pod, interface) between reconciles (README, "What it writes"):
  *
  * - a verified interface is reprobed every period (jittered, never later);
  * - after a failure it is reprobed fast (1s, 2s, 4s… capped below the period) until
@@ -150,7 +150,7 @@ export function isDue(dueAt: number, now: number, periodMs: number, steady: bool
 }
 
 /**
- * Capability calls (DESIGN 5.4) are three per verified interface: at the probe period they were
+ * Capability calls (docs/conditions.md, "Capability truth") are three per verified interface: at the probe period they were
  * three times the probe traffic, and most of the operator's CPU (docs/benchmarks.md). A claim
  * rarely changes without the card changing, so conclusive findings are rechecked every this
  * many periods; a new card (digest), an interface verified again, or findings that proved

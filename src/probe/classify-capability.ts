@@ -1,6 +1,6 @@
 /**
  * A capability call's answer → what it shows (served, not supported, …) → the capability's state
- * against the card's claim (DESIGN 5.4). Pure: the binding-specific readers reduce an answer to
+ * against the card's claim (docs/conditions.md, "Capability truth"). Pure: the binding-specific readers reduce an answer to
  * a `CapabilitySignal`, and `capabilityVerdict` judges it.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';

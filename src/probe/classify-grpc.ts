@@ -1,5 +1,5 @@
 /**
- * gRPC GetTask status → state (DESIGN 5.3). Only a NOT_FOUND that carries ErrorInfo
+ * gRPC GetTask status → state (docs/conditions.md, "Interface reasons"). Only a NOT_FOUND that carries ErrorInfo
  * TASK_NOT_FOUND proves a v1.0 handler (a2a-python answers NOT_FOUND for unknown methods too);
  * v0.3 servers were not required to send ErrorInfo, so for v0.3 a NOT_FOUND from a gRPC server
  * is enough. Transport-level failures (UNAVAILABLE) are diagnosed elsewhere.

@@ -1,5 +1,5 @@
 /**
- * JSON-RPC GetTask answer → state (DESIGN 5.3). The proof that the binding is served is the
+ * JSON-RPC GetTask answer → state (docs/conditions.md, "Interface reasons"). The proof that the binding is served is the
  * A2A TaskNotFound error (-32001) for an id that cannot exist.
  */
 import { InterfaceState } from '../api/conditions.js';
@@ -100,7 +100,7 @@ export function classifyJsonRpc(answer: HttpAnswer, ctx: HttpProbeContext): Verd
   }
   const authReason = reasons.find((r) => AUTH_REASONS.has(r));
   if (code === JsonRpcCode.Unauthenticated || code === JsonRpcCode.PermissionDenied || authReason) {
-    // HTTP 200 with an auth error (a2a-go's shape) is AuthRequired like a 401/403 (DESIGN 5.3).
+    // HTTP 200 with an auth error (a2a-go's shape) is AuthRequired like a 401/403 (docs/conditions.md).
     const shape = `JSON-RPC error ${code ?? '(no code)'}${authReason ? ` ${authReason}` : ''}`;
     return verdict(
       S.AuthRequired,

@@ -1,5 +1,5 @@
 /**
- * HTTP+JSON GetTask answer → state (DESIGN 5.3). A route 404 and a TaskNotFound 404 differ only
+ * HTTP+JSON GetTask answer → state (docs/conditions.md, "Interface reasons"). A route 404 and a TaskNotFound 404 differ only
  * in the body: v1.0 carries ErrorInfo TASK_NOT_FOUND, v0.3 a `{code: -32001}` object, and some
  * servers RFC 9457 problem details whose `type` ends in `/errors/task-not-found` (the spec's own
  * §6.x examples, early a2a-go releases, the draft conformance suite).

@@ -1,4 +1,4 @@
-/** What a probe reports: a DESIGN 5.3 state, a stable reason, a message a person can act on, and the evidence. */
+/** What a probe reports: an interface state (docs/conditions.md), a stable reason, a message a person can act on, and the evidence. */
 import type { InterfaceState } from '../api/conditions.js';
 
 export interface ProbeEvidence {

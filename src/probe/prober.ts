@@ -307,7 +307,7 @@ export class Prober {
   }
 
   /**
-   * Tests one capability claim of a verified interface (DESIGN 5.4) with a side-effect-free call
+   * Tests one capability claim of a verified interface (docs/conditions.md, "Capability truth") with a side-effect-free call
    * for a random task id (capability-wire.ts), under the same limits as a probe. A stream is
    * closed at its first event; the call ends within `timeoutMs`. No verdict (aborted, out of
    * time, not probeable) is `NotProbed`.

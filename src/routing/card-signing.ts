@@ -1,5 +1,5 @@
 /**
- * Re-signs a rewritten card (DESIGN 4): JWS over the JCS-canonical card, exactly as the A2A
+ * Re-signs a rewritten card (docs/security.md): JWS over the JCS-canonical card, exactly as the A2A
  * spec (8.4) describes. We use the official SDK's own generator so the canonical form is byte
  * for byte what the SDK's verifier (and so most A2A clients) will check.
  */

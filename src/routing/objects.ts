@@ -27,7 +27,7 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'a2a-operator';
 export const AGENT_LABEL = 'a2a.dev/agent';
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
-// A label value cannot contain '/', so not the 'a2a.dev/operator' DESIGN names; this is the closest valid form.
+// A label value cannot contain '/', so not the operator's name 'a2a.dev/operator' (REPORTING_CONTROLLER); this is the closest valid form.
 export const SLICE_MANAGED_BY = 'operator.a2a.dev';
 export const CARD_KEY = 'agent-card.json';
 export const UNAVAILABLE_ANNOTATION = 'a2a.dev/unavailable';

@@ -1,5 +1,5 @@
 /**
- * Which interfaces to advertise and which pods to route each port to (DESIGN 4).
+ * Which interfaces to advertise and which pods to route each port to (docs/routing.md).
  *
  * Safety: every advertised interface is verified on every endpoint its port routes to.
  * Liveness: walk the card in preference order and keep an interface when at least one pod

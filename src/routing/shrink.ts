@@ -1,6 +1,6 @@
 /**
- * The shrink-only routing plan (DESIGN 4, "fail static holds back additions and unproven
- * withdrawals, never removals"). When full routing is held (a spec problem, a Service conflict,
+ * The shrink-only routing plan (docs/routing.md: fail static holds back additions and unproven
+ * withdrawals, never removals). When full routing is held (a spec problem, a Service conflict,
  * a verdict still pending), the slices as they are now lose exactly the endpoints that have
  * evidence against them, and nothing else:
  *

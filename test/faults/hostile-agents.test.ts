@@ -1,4 +1,4 @@
-// Hostile agents beside healthy ones (DESIGN 6). Two healthy agents are measured first on their
+// Hostile agents beside healthy ones (docs/security.md). Two healthy agents are measured first on their
 // own: the time from a spec change (new generation) until their status says Ready for it, a full
 // reconcile with a card fetch and three probes. Then hostile agents join, all at once, each
 // with its own pod:

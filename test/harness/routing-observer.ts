@@ -1,5 +1,5 @@
 /**
- * An outside watcher of the operator's routing (DESIGN 4), shared by the routing invariant test
+ * An outside watcher of the operator's routing (docs/routing.md), shared by the routing invariant test
  * and the fault suite: it reads the operator's EndpointSlices and advertised-card ConfigMaps of
  * a namespace with kubectl, as a client of the cluster would, and checks every observation
  * against what the test recorded about its pods (present and ready; serving gRPC).

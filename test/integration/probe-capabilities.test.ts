@@ -1,5 +1,5 @@
 /**
- * Capability truth (DESIGN 5.4, issue 13 item 6) against real agents on both runtimes: each card
+ * Capability truth (docs/conditions.md, "Capability truth"; issue 13 item 6) against real agents on both runtimes: each card
  * claim (streaming, pushNotifications, extendedAgentCard) tested per interface with a
  * side-effect-free call for a random task id. Served as claimed, absent as claimed, and cards
  * that lie both ways.

@@ -1,5 +1,5 @@
 /**
- * The Prober against real SDK agents on loopback: every state of DESIGN 5.3 that a probe can
+ * The Prober against real SDK agents on loopback: every interface state (docs/conditions.md) that a probe can
  * produce, each asserted with its exact reason. The dialled address is always 127.0.0.1 while
  * the card URL names another host, as in a cluster (pod IP vs. card host).
  *

@@ -1,4 +1,4 @@
-// Break a binding on a running agent, then heal it (DESIGN 5.2): one failed probe withdraws
+// Break a binding on a running agent, then heal it (README, "What it writes"): one failed probe withdraws
 // nothing; failureThreshold consecutive failures, confirmed by fast reprobes, withdraw it well
 // before failureThreshold whole periods; after healing it is verified again within one period.
 import { describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Fail static (DESIGN 4): when the operator stops, routing stays as it was; an agent broken
+// Fail static (docs/routing.md): when the operator stops, routing stays as it was; an agent broken
 // meanwhile is withdrawn only after the operator is back and has probed it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

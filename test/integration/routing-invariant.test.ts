@@ -1,4 +1,4 @@
-// The routing safety invariant under churn (DESIGN 4), checked from outside by a watcher of
+// The routing safety invariant under churn (docs/routing.md), checked from outside by a watcher of
 // its own: pods break and heal their gRPC binding at random for a while; at every observation
 //   (a) the advertised card lists GRPC exactly when the grpc port routes somewhere (they may
 //       disagree for as long as a reconcile's writes take: the card and the slices are separate

@@ -1,4 +1,4 @@
-// Routing with mixed pods and the readiness gate (DESIGN 4): gRPC verified on two of three
+// Routing with mixed pods and the readiness gate (docs/routing.md): gRPC verified on two of three
 // pods → the grpc slice lists exactly those two; the a2a.dev/card-verified pod condition follows
 // each pod's verification; a new pod whose card lies never gets True.
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Removals always flow (DESIGN 4: fail static holds back additions and unproven withdrawals,
+// Removals always flow (docs/routing.md: fail static holds back additions and unproven withdrawals,
 // never removals). A pod that is deleted or turns NotReady leaves every EndpointSlice even
 // while full routing is held: a missing Secret, a renamed containerPort (PortNotFound), another
 // pod's probe still running. What has no evidence against it stays (never wiped).

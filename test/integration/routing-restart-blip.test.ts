@@ -1,4 +1,4 @@
-// Hysteresis survives restarts (DESIGN 4, 5.2): a new operator process starts with an empty
+// Hysteresis survives restarts (docs/routing.md, "Hysteresis across restarts"): a new operator process starts with an empty
 // probe memory. "Was verified" is seeded from what is advertised and routed now, so one failed
 // probe right after the restart is a first failure (reprobed fast), not a withdrawal: under a
 // one-probe blip nothing leaves the slices or the card.

@@ -1,4 +1,4 @@
-// Re-signing the advertised card (DESIGN 4): with spec.routing.signingKey set, a rewritten card
+// Re-signing the advertised card (docs/security.md): with spec.routing.signingKey set, a rewritten card
 // is signed again (JWS over the JCS-canonical card) and verifies with the official SDK's
 // verifyAgentCardSignature; a tampered copy does not. Without a key the stale signatures are removed.
 import { describe, test } from 'node:test';

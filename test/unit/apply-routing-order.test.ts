@@ -1,4 +1,4 @@
-// Make before break (DESIGN 4 safety invariant at every instant): the routing writes of one
+// Make before break (docs/routing.md: the safety invariant at every instant): the routing writes of one
 // reconcile are ordered so that between any two of them every advertised interface is verified
 // on every endpoint of its port. A card that loses interfaces is written before slices that
 // grow because of it; a card that gains interfaces after slices that shrink for it; a card

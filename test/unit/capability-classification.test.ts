@@ -1,6 +1,6 @@
 /**
  * Capability truth, the pure part: each binding's answer reduced to a signal, and each signal
- * judged against the card's claim (DESIGN 5.4). The wire forms per binding and version too.
+ * judged against the card's claim (docs/conditions.md, "Capability truth"). The wire forms per binding and version too.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

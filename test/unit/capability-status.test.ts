@@ -1,5 +1,5 @@
 /**
- * Capability truth in status and routing (DESIGN 5.4), the pure part: findings of every verified
+ * Capability truth in status and routing (docs/conditions.md, "Capability truth"), the pure part: findings of every verified
  * interface on every pod → status.capabilities[] and CapabilitiesVerified; part of Ready and
  * applied to the advertised card only with spec.probe.capabilities: Enforce.
  */

@@ -1,4 +1,4 @@
-/** Classification tables: one answer in, one DESIGN 5.3 state and reason out. */
+/** Classification tables: one answer in, one interface state and reason out (docs/conditions.md). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

@@ -1,4 +1,4 @@
-// Hysteresis survives restarts and leader changes (DESIGN 4, 5.2): "was verified" is seeded from
+// Hysteresis survives restarts and leader changes (docs/routing.md, "Hysteresis across restarts"): "was verified" is seeded from
 // what is advertised and routed now, so the first failure after a restart is a first failure
 // (kept Verified, reprobed fast), not a withdrawal. And memory belongs to one agent object: a
 // delete and recreate under the same name starts afresh.

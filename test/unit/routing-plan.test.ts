@@ -37,7 +37,7 @@ function endpoints(plan: RoutingPlan): Record<string, string[]> {
 }
 
 /**
- * The safety invariant (DESIGN 4): for every advertised key and every pod routed on that
+ * The safety invariant (docs/routing.md): for every advertised key and every pod routed on that
  * key's port, the pod's state for that key is Verified (or AuthRequired under Advertise).
  * Returns the violations, so a failure says what broke.
  */

@@ -1,4 +1,4 @@
-// The shrink rule (DESIGN 4: fail static holds back additions and unproven withdrawals, never
+// The shrink rule (docs/routing.md: fail static holds back additions and unproven withdrawals, never
 // removals): when full routing is held, the slices in place lose exactly the endpoints with
 // evidence against them, whatever else is pending or wrong, and the card drops interfaces
 // left without endpoints.

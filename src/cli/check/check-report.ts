@@ -13,7 +13,7 @@ export interface CheckedInterface {
   reason: string;
   message: string;
   evidence: ProbeEvidence;
-  /** Capability truth (DESIGN 5.4), for a Verified interface: one entry per capability. */
+  /** Capability truth (docs/conditions.md, "Capability truth"), for a Verified interface: one entry per capability. */
   capabilities?: CheckedCapability[];
 }
 
