@@ -160,6 +160,14 @@ function mappedCard(p: PodObservation, ctx: MapContext): readonly MappedInterfac
   return p.card?.ok ? mapInterfaces(p.card.card, ctx) : undefined;
 }
 
+/** The pods the owned slices route to now, on any port. */
+function routedPodUids(slices: readonly V1EndpointSlice[] | undefined): Set<string> {
+  const uids = new Set<string>();
+  for (const s of slices ?? [])
+    for (const e of s.endpoints ?? []) if (e.targetRef?.uid) uids.add(e.targetRef.uid);
+  return uids;
+}
+
 /**
  * Evidence that a pod does not serve an interface: a failure confirmed by probes, a card that
  * no longer declares it, or a card that failed for good. Pending verdicts, unconfirmed failures
@@ -254,14 +262,20 @@ export function decide(input: DecideInput): Decision {
   // as it was until fresh probes say otherwise — fail static).
   let routing: RoutingDecision | undefined;
   let shrink: ShrinkDecision | undefined;
+  const routedNow = routedPodUids(input.current?.slices);
   const allProbed = candidates.every(
     (p) =>
       p.card !== undefined &&
-      (!p.card.ok ||
-        (mappedFor(p) ?? []).every((m) => {
-          const v = p.verdicts.get(m.key);
-          return v !== undefined && v.state !== InterfaceState.Pending;
-        })),
+      (!p.card.ok
+        ? // A card fetch failed, not yet failureThreshold times: definite for a pod routed nowhere
+          // (nothing to keep), pending for a routed one. A memory that began after it was routed
+          // (a restart, a leader change, a new generation) holds no good card to keep through the
+          // failure, so one flap would otherwise take it out of every slice.
+          p.card.confirmed || !routedNow.has(p.pod.uid)
+        : (mappedFor(p) ?? []).every((m) => {
+            const v = p.verdicts.get(m.key);
+            return v !== undefined && v.state !== InterfaceState.Pending;
+          })),
   );
   if (
     spec.routing.mode === 'Enforce' &&

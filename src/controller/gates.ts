@@ -44,6 +44,9 @@ export function gateDecisions(
     } else if (!p.card) {
       d = undefined; // not fetched yet: leave the gate as it is
     } else if (!p.card.ok) {
+      // An unconfirmed fetch failure leaves the gate as it is, as an unconfirmed probe failure
+      // of a verified interface does: one flap must not take the pod out of every Service.
+      if (!p.card.confirmed) continue;
       d = { status: 'False', reason: p.card.reason, message: clip(p.card.message) };
     } else {
       const mapped = mappedByKey(p) ?? [];

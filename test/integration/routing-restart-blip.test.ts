@@ -17,9 +17,9 @@ let ns: string;
 let operator: OperatorProcess | undefined;
 const pods: AgentPod[] = [];
 
-async function grpcRouted(): Promise<string[]> {
+async function routed(port: 'http' | 'grpc'): Promise<string[]> {
   const api = cluster.kc.makeApiClient(k8s.DiscoveryV1Api);
-  const s = await api.readNamespacedEndpointSlice({ name: 'blip-grpc', namespace: ns });
+  const s = await api.readNamespacedEndpointSlice({ name: `blip-${port}`, namespace: ns });
   return (s.endpoints ?? []).flatMap((e) => e.addresses).sort();
 }
 
@@ -68,7 +68,7 @@ test('an operator restarted under a one-probe blip withdraws nothing', async () 
   await operator.waitReady();
   await waitAgent(cluster, ns, 'blip', 'Ready', (a) => condition(a, 'Ready')?.status === 'True', 60_000);
   const all = pods.map((p) => p.ip).sort();
-  assert.deepEqual(await grpcRouted(), all);
+  assert.deepEqual(await routed('grpc'), all);
   await operator.stop();
 
   // gRPC on pod 0 is down when the new process probes it first, and back right after.
@@ -77,7 +77,7 @@ test('an operator restarted under a one-probe blip withdraws nothing', async () 
   const op = operator;
   const seen: string[] = [];
   const watcher = repeat(async () => {
-    const ips = await grpcRouted().catch(() => all);
+    const ips = await routed('grpc').catch(() => all);
     if (JSON.stringify(ips) !== JSON.stringify(all)) seen.push(`grpc slice ${ips.join(',') || '(empty)'}`);
     await new Promise((r) => setTimeout(r, 100));
   });
@@ -98,4 +98,54 @@ test('an operator restarted under a one-probe blip withdraws nothing', async () 
     await watcher.stop();
   }
   assert.deepEqual(seen, [], 'the grpc slice kept both pods throughout');
+});
+
+// The card has no seed: a memory that began after routing holds no good card to keep through a
+// failed fetch. A routed pod's first failed fetch is a pending verdict, not a withdrawal
+// (docs/routing.md, "Hysteresis across restarts"): neither slice loses it.
+test('an operator restarted while a pod fails its first card fetch withdraws nothing', async () => {
+  const all = pods.map((p) => p.ip).sort();
+  await waitFor('both pods routed on both ports', async () => {
+    const [http, grpc] = await Promise.all([routed('http'), routed('grpc')]);
+    return JSON.stringify(http) === JSON.stringify(all) && JSON.stringify(grpc) === JSON.stringify(all);
+  });
+  await operator!.stop();
+
+  // Pod 0's card trickles past the probe timeout (2 s) when the new process fetches it first.
+  await pods[0]!.control('/card', { serve: 'slow', intervalMs: 500 });
+  const streams = async () =>
+    ((await pods[0]!.state()) as unknown as { cardStreams: unknown[] }).cardStreams.length;
+  const streamsBefore = await streams();
+  operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
+  const op = operator;
+  const seen: string[] = [];
+  const watcher = repeat(async () => {
+    for (const port of ['http', 'grpc'] as const) {
+      const ips = await routed(port).catch(() => all);
+      if (JSON.stringify(ips) !== JSON.stringify(all))
+        seen.push(`${port} slice ${ips.join(',') || '(empty)'}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  });
+  try {
+    await op.waitReady();
+    await waitFor(
+      'the first card fetch of pod 0 given up',
+      async () => (await streams()) > streamsBefore,
+      60_000,
+      100,
+    );
+    await pods[0]!.control('/card', { serve: 'sdk' });
+    // Both pods' gRPC verified by this process: pod 1's at once, pod 0's after its card came back.
+    await waitFor('gRPC verified on both pods', async () => (await grpcProbes(op, false)) >= 2, 60_000);
+    const a = await waitAgent(cluster, ns, 'blip', 'Ready', (x) => condition(x, 'Ready')?.status === 'True');
+    assert.equal(
+      a.status?.interfaces?.every((i) => i.advertised),
+      true,
+      'every interface stays advertised',
+    );
+  } finally {
+    await watcher.stop();
+  }
+  assert.deepEqual(seen, [], 'both slices kept both pods throughout');
 });

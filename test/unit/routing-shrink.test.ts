@@ -178,6 +178,58 @@ describe('shrink: removals flow while full routing is held', () => {
     assert.deepEqual(routed(d.shrink!.slices), { http: ['b'], grpc: ['b'] });
   });
 
+  it('a memory that began after routing (restart, leader change, new generation): a first card fetch failure on routed pods holds full routing and keeps them routed', () => {
+    // No good card in memory to keep through the failure: the card is ok:false, unconfirmed.
+    const flapped = (n: string) =>
+      at(pod(n, failedCard('GET /.well-known/agent-card.json: timeout', false)), IP[n]!);
+    const pods = [flapped('a'), flapped('b'), at(pod('c', card, allVerified), IP.c!)];
+    const d = decide(input({ pods, current: routedAll() }));
+    assert.equal(d.routing, undefined, 'full routing is held, not applied without a and b');
+    assert.deepEqual(routed(d.shrink!.slices), { http: ['a', 'b', 'c'], grpc: ['a', 'b', 'c'] });
+    assert.equal(d.shrink!.cardChanged, false);
+    assert.deepEqual(
+      d.gates.map((g) => `${g.pod}=${g.status}`),
+      ['c=True'],
+      "a's and b's gates are left as they are: one flap turns no pod NotReady",
+    );
+    assert.equal(d.status.conditions?.find((c) => c.type === 'Reconciling')?.status, 'True');
+    // Confirmed (failureThreshold fetches in a row): full routing withdraws them.
+    const confirmed = decide(
+      input({
+        pods: [at(pod('a', failedCard()), IP.a!), at(pod('b', failedCard()), IP.b!), pods[2]!],
+        current: routedAll(),
+      }),
+    );
+    assert.deepEqual(Object.fromEntries(confirmed.routing!.plan.endpoints), {
+      http: ['uid-c'],
+      grpc: ['uid-c'],
+    });
+    assert.deepEqual(
+      confirmed.gates.map((g) => `${g.pod}=${g.status}/${g.reason}`),
+      ['a=False/CardFetchFailed', 'b=False/CardFetchFailed', 'c=True/CardVerified'],
+    );
+  });
+
+  it('an unconfirmed card fetch failure on a pod routed nowhere does not hold full routing', () => {
+    // c is new: not in the slices, its first fetch failed. a and b still get full routing.
+    const pods = [...healthy().slice(0, 2), at(pod('c', failedCard('connect ECONNREFUSED', false)), IP.c!)];
+    const current: CurrentRouting = {
+      slices: [slice('http', ['a', 'b']), slice('grpc', ['a', 'b'])],
+      card: parsed(v1Raw()),
+    };
+    const d = decide(input({ pods, current }));
+    assert.ok(d.routing, 'full routing applies');
+    assert.deepEqual(Object.fromEntries(d.routing.plan.endpoints), {
+      http: ['uid-a', 'uid-b'],
+      grpc: ['uid-a', 'uid-b'],
+    });
+    assert.deepEqual(
+      d.gates.map((g) => g.pod),
+      ['a', 'b'],
+      "c's gate is left as it is until confirmed",
+    );
+  });
+
   it('a confirmed failure only removes the pod from the failing port', () => {
     const pods = healthy().map((p) =>
       p.pod.name === 'c' ? at(pod('c', card, [V, V, S.Timeout]), IP.c!) : p,
