@@ -405,7 +405,8 @@ export function rememberedObservations(
 ): PodObservation[] {
   return pods.map((pod) => {
     const mem = pod.candidate && pod.ip ? memory?.pods.get(pod.uid) : undefined;
-    if (!mem || mem.ip !== pod.ip) return { pod, verdicts: new Map() };
+    // Memory is keyed by every address the pod had (observePods), so a dual-stack pod matches.
+    if (!mem || mem.ip !== podAddresses(pod).join(',')) return { pod, verdicts: new Map() };
     const card = currentCard(mem.card, failureThreshold);
     return {
       pod,

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { InterfaceState } from '../../src/api/conditions.js';
-import { observePods } from '../../src/controller/observe-pods.js';
+import { observePods, rememberedObservations } from '../../src/controller/observe-pods.js';
 import type { ProbeBackend } from '../../src/controller/probe-backend.js';
 import { MemoryStore, podMemory } from '../../src/controller/agent-memory.js';
 import { recordProbe, seededRecord, seedFromRouting, seedKey } from '../../src/controller/probe-memory.js';
-import { agentSpec, observeInput } from './observe-fixtures.js';
+import { agentSpec, observeInput, podA0 } from './observe-fixtures.js';
 
 const slice = (port: string, endpoints: { uid: string; ip: string; ready?: boolean }[]): V1EndpointSlice => ({
   addressType: 'IPv4',
@@ -138,4 +138,45 @@ describe('observePods with a seed (a restart under a one-probe blip)', () => {
       assert.equal(res.observations[0]!.verdicts.get(key)!.state, 'Unreachable');
     }
   });
+});
+
+describe('rememberedObservations: what the fast withdraw path reads without probing', () => {
+  const spec = agentSpec();
+  const url = 'http://a.ns.svc:8080/one';
+  const key = `JSONRPC|1.0|${url}|`;
+  const backend: ProbeBackend = {
+    fetchCard: () =>
+      Promise.resolve({
+        kind: 'ok',
+        body: {
+          name: 'a',
+          supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+        },
+      }),
+    probe: () =>
+      Promise.resolve({
+        state: InterfaceState.Unreachable,
+        reason: 'Unreachable',
+        message: 'refused',
+        durationMs: 1,
+      }),
+  };
+
+  for (const [what, ips] of [
+    ['single-stack', undefined],
+    ['dual-stack', ['10.0.0.1', 'fd00::1']],
+  ] as const) {
+    it(`a ${what} pod: the card and verdicts a visit recorded, at the same addresses; none after it is re-addressed`, async () => {
+      const pod = { ...podA0(), ...(ips ? { ips: [...ips] } : {}) };
+      const memory = new MemoryStore().for('ns/a', 1, 'uid');
+      await observePods(observeInput(spec, backend, { memory, pods: [pod] }));
+      const [seen] = rememberedObservations([pod], memory, spec.probe.failureThreshold);
+      assert.equal(seen!.card?.ok, true);
+      assert.equal(seen!.verdicts.get(key)?.state, 'Unreachable');
+      const moved = { ...pod, ip: '10.0.0.2', ...(ips ? { ips: ['10.0.0.2', 'fd00::1'] } : {}) };
+      const [gone] = rememberedObservations([moved], memory, spec.probe.failureThreshold);
+      assert.equal(gone!.card, undefined, 'a new address is a new endpoint: no evidence either way');
+      assert.equal(gone!.verdicts.size, 0);
+    });
+  }
 });
