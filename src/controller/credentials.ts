@@ -20,6 +20,18 @@ export interface ResolvedCredentials {
   /** Private JWK for re-signing the advertised card, when spec.routing.signingKey is set. */
   signingKey?: string;
   problems: SpecProblem[];
+  /** Credentials the probes should present that could not be had (missing, refused, invalid). */
+  gaps: CredentialGaps;
+}
+
+/**
+ * Probes still run without a credential the spec names, but an answer that its absence explains
+ * (AuthRequired without the token, a TLS failure without the CA bundle) is the operator's gap,
+ * not the pod's failure: observe-pods.ts records no verdict for it.
+ */
+export interface CredentialGaps {
+  bearerToken?: true;
+  caBundle?: true;
 }
 
 type Ref = { name: string; key: string };
@@ -102,12 +114,15 @@ export async function resolveCredentials(
 ): Promise<ResolvedCredentials> {
   const problems: SpecProblem[] = [];
   const credentials: ProbeCredentials = {};
+  const gaps: CredentialGaps = {};
   const token = spec.auth?.bearerToken?.secretKeyRef;
   if (token) {
     const field = 'spec.auth.bearerToken';
     const r = await readKey(client, 'Secret', agent, token, field, 'credential', signal);
-    if (r.problem) problems.push(r.problem);
-    else {
+    if (r.problem) {
+      problems.push(r.problem);
+      gaps.bearerToken = true;
+    } else {
       // Checked here, once: grpc-js and undici quote a refused header value in full in their errors.
       const value = r.value!.trim();
       const bad = bearerTokenProblem(value);
@@ -116,6 +131,7 @@ export async function resolveCredentials(
           reason: Reason.SecretInvalid,
           message: `Secret ${agent.namespace}/${token.name} key ${JSON.stringify(token.key)} (${field}): ${bad}`,
         });
+        gaps.bearerToken = true;
       } else credentials.bearerToken = value;
     }
   }
@@ -126,8 +142,10 @@ export async function resolveCredentials(
     if (ref) {
       const kind = ca?.configMapKeyRef ? 'ConfigMap' : 'Secret';
       const r = await readKey(client, kind, agent, ref, 'spec.tls.caBundle', 'credential', signal);
-      if (r.problem) problems.push(r.problem);
-      else credentials.tls.ca = r.value;
+      if (r.problem) {
+        problems.push(r.problem);
+        gaps.caBundle = true;
+      } else credentials.tls.ca = r.value;
     }
   }
   let signingKey: string | undefined;
@@ -137,5 +155,5 @@ export async function resolveCredentials(
     if (r.problem) problems.push(r.problem);
     else signingKey = r.value;
   }
-  return { credentials, signingKey, problems };
+  return { credentials, signingKey, problems, gaps };
 }

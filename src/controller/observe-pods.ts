@@ -7,7 +7,8 @@
  * port, path, Host header and tenant to use (docs/security.md, "Where the operator dials").
  */
 import type { A2AAgentSpec } from '../api/a2aagent.js';
-import { CapabilityState, CardReason, InterfaceState } from '../api/conditions.js';
+import { CapabilityState, CardReason, InterfaceReason, InterfaceState } from '../api/conditions.js';
+import { displayUrl } from '../text/display-url.js';
 import {
   capabilityClaims,
   cardDigest,
@@ -17,6 +18,7 @@ import {
   type CardInterface,
 } from '../card/index.js';
 import { podMemory, prunePods, type AgentMemory, type CardMemory, type PodMemory } from './agent-memory.js';
+import type { CredentialGaps } from './credentials.js';
 import { mapInterfaces, operatorCheckOptions, type MapContext } from './interface-map.js';
 import { probeEveryAddress } from './address-verdict.js';
 import {
@@ -76,6 +78,30 @@ export interface ObserveInput {
    * for only when a pod's interface has no record (the reconciler makes it then, once).
    */
   seed?: () => ReadonlyMap<string, ReadonlySet<string>>;
+  /** Credentials the spec names that could not be had: answers their absence explains are no verdict. */
+  gaps?: CredentialGaps;
+}
+
+/**
+ * The credential whose absence explains a refusal, if the spec names one the operator could not
+ * have: the token for an auth refusal, the CA bundle for a TLS failure.
+ */
+function gapExplaining(
+  refused: 'auth' | 'tls' | undefined,
+  gaps: CredentialGaps | undefined,
+): string | undefined {
+  if (refused === 'auth' && gaps?.bearerToken) return 'spec.auth.bearerToken';
+  if (refused === 'tls' && gaps?.caBundle) return 'spec.tls.caBundle';
+  return undefined;
+}
+
+/** What a probe's failed state says was refused, in the terms of `gapExplaining`. */
+function refusalOf(state: InterfaceState): 'auth' | 'tls' | undefined {
+  return state === InterfaceState.AuthRequired
+    ? 'auth'
+    : state === InterfaceState.TLSError
+      ? 'tls'
+      : undefined;
 }
 
 export interface ObserveResult {
@@ -160,6 +186,8 @@ async function refreshCard(
   // Not fetched (out of time, or aborted): no fact about the card; what is known stays.
   if (res.kind === 'deferred') return 'deferred';
   if (res.kind === 'error') {
+    // Refused for want of a credential the operator could not read: no fact about the pod.
+    if (gapExplaining(res.refused, input.gaps)) return true;
     fail(res.reason, `pod ${pod.name}: ${res.message}`);
     return true;
   }
@@ -283,6 +311,21 @@ export async function observePods(visit: ObserveInput): Promise<ObserveResult> {
               return;
             }
             probes++;
+            const gap = gapExplaining(refusalOf(answer.state), input.gaps);
+            if (gap) {
+              // The missing credential explains the answer (credentials.ts): no verdict, no
+              // failure counted; what was known stays.
+              verdicts.set(
+                m.key,
+                prev?.verdict ??
+                  staticVerdict(
+                    InterfaceState.Pending,
+                    InterfaceReason.Pending,
+                    `${m.iface.protocolBinding} ${displayUrl(m.iface.url)}: ${answer.state} without ${gap}, which the operator could not read (see Stalled); not judged`,
+                  ),
+              );
+              return;
+            }
             mem.probes.set(m.key, recordProbe(prev, answer, input.now(), timing));
           }
           verdicts.set(m.key, mem.probes.get(m.key)!.verdict);

@@ -34,7 +34,13 @@ export type CardFetch =
   | { kind: 'notModified'; etag?: string }
   /** Not fetched in this reconcile (out of its time, or aborted): no fact about the card, never a failure. */
   | { kind: 'deferred' }
-  | { kind: 'error'; reason: string; message: string };
+  | {
+      kind: 'error';
+      reason: string;
+      message: string;
+      /** The server refused the request's credentials (HTTP 401/403), or the TLS handshake failed. */
+      refused?: 'auth' | 'tls';
+    };
 
 export interface ProbeRequest extends ProbeCredentials {
   /** The agent (`namespace/name`) the probe is for: fetches and probes are bounded per agent. */

@@ -346,6 +346,7 @@ export class AgentReconciler {
       memory,
       backend: this.deps.backend,
       credentials: resolved.credentials,
+      gaps: resolved.gaps,
       now: this.now,
       signal,
       ...(seedOf ? { seed: seedOf } : {}),

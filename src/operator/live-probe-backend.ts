@@ -17,7 +17,7 @@ import type {
 import { CAPABILITIES } from '../card/index.js';
 import type { Prober } from '../probe/index.js';
 import { redactToken } from '../probe/redact-token.js';
-import { errorCode } from '../probe/transport-failure.js';
+import { errorCode, isTlsFailureCode } from '../probe/transport-failure.js';
 import { reasonFor } from '../probe/verdict.js';
 
 const target = (req: ProbeRequest) => ({ address: req.address, port: req.port });
@@ -55,10 +55,18 @@ export class LiveProbeBackend implements ProbeBackend {
       };
     }
     if (res.kind === 'error') {
+      const { httpStatus, errorCode: code } = res.error.evidence;
+      const refused =
+        httpStatus === 401 || httpStatus === 403
+          ? 'auth'
+          : code !== undefined && isTlsFailureCode(code)
+            ? 'tls'
+            : undefined;
       return {
         kind: 'error',
         reason: res.error.reason,
         message: redactToken(res.error.message, req.bearerToken),
+        ...(refused ? { refused } : {}),
       };
     }
     if (res.kind === 'notModified') return { kind: 'notModified', ...(res.etag ? { etag: res.etag } : {}) };

@@ -2,7 +2,7 @@
  * The control endpoint of a test agent, so a test can flip failure modes of an agent running in
  * another process or network namespace:
  *
- *   GET  /state                       -> {"ports", "seen", "connections", "cardStreams", "authorizations"}
+ *   GET  /state                       -> {"ports", "seen", "calls", "connections", "served", "cardStreams", "authorizations"}
  *   POST /grpc  {"running": bool, "register"?: bool}   stop / (re)start the gRPC server
  *   POST /card  CardConfig                             change the served card
  *   POST /http  {"mode": "a2a" | "error500"}
@@ -34,6 +34,7 @@ export function controlServer(agent: RunningAgent): Server {
           seen: agent.seen,
           calls: agent.calls,
           connections: agent.connections,
+          served: agent.served,
           cardStreams: agent.cardStreams,
           authorizations: agent.authorizations,
         });

@@ -16,6 +16,17 @@ import { PodHost, type PodHostFamilies } from './podhost.js';
 import { createPod, deletePod } from './pods.js';
 import { controlRequest } from './control-request.js';
 
+/** What an agent's control endpoint reports (test/agents/control-server.ts, GET /state). */
+export interface AgentState {
+  seen: unknown[];
+  connections: Record<string, number>;
+  /** Every HTTP request (card included) and every gRPC call the agent answered. */
+  served: { http: number; grpc: number };
+  authorizations: string[];
+  /** A2A calls the agent's handler received, by method name. */
+  calls: string[];
+}
+
 export interface AgentPod {
   name: string;
   namespace: string;
@@ -28,13 +39,7 @@ export interface AgentPod {
   logFile: string;
   /** POST to the agent's control endpoint (see test/agents/control-server.ts). */
   control(path: string, body: unknown): Promise<unknown>;
-  state(): Promise<{
-    seen: unknown[];
-    connections: Record<string, number>;
-    authorizations: string[];
-    /** A2A calls the agent's handler received, by method name. */
-    calls: string[];
-  }>;
+  state(): Promise<AgentState>;
   /** Stops the agent process and removes the namespace (the Pod object stays). */
   stopProcess(): Promise<void>;
   destroy(deletePodObject?: boolean): Promise<void>;
@@ -113,13 +118,7 @@ export async function startAgentPod(cluster: Cluster, opts: AgentPodOptions): Pr
     ports,
     logFile,
     control: (path, body) => controlRequest('POST', `${controlUrl}${path}`, body),
-    state: async () =>
-      (await controlRequest('GET', `${controlUrl}/state`)) as {
-        seen: unknown[];
-        connections: Record<string, number>;
-        authorizations: string[];
-        calls: string[];
-      },
+    state: async () => (await controlRequest('GET', `${controlUrl}/state`)) as AgentState,
     stopProcess: async () => {
       await proc.stop('SIGTERM', 3000);
     },

@@ -4,13 +4,13 @@
 // one-probe blip nothing leaves the slices or the card.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as k8s from '@kubernetes/client-node';
 import { useCluster, type Cluster } from '../harness/cluster.js';
 import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
 import { repeat } from '../harness/repeat.js';
+import { observeOwnedRouting } from '../harness/routing-observer.js';
 
 let cluster: Cluster;
 let ns: string;
@@ -18,9 +18,7 @@ let operator: OperatorProcess | undefined;
 const pods: AgentPod[] = [];
 
 async function routed(port: 'http' | 'grpc'): Promise<string[]> {
-  const api = cluster.kc.makeApiClient(k8s.DiscoveryV1Api);
-  const s = await api.readNamespacedEndpointSlice({ name: `blip-${port}`, namespace: ns });
-  return (s.endpoints ?? []).flatMap((e) => e.addresses).sort();
+  return (await observeOwnedRouting(cluster, ns, 'blip'))[port];
 }
 
 async function grpcProbes(op: OperatorProcess, failed: boolean): Promise<number> {

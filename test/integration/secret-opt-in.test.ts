@@ -20,7 +20,8 @@ import {
   signingKeyRef,
   signingKeySecret,
 } from '../harness/manifests.js';
-import { condition, waitAgent } from '../harness/wait.js';
+import { observeOwnedRouting } from '../harness/routing-observer.js';
+import { condition, waitAgent, waitFor } from '../harness/wait.js';
 
 const TOKEN = 'optin-probe-token-2b7c9d';
 const PROBE = { periodSeconds: 3, timeoutSeconds: 2 };
@@ -58,6 +59,8 @@ const s = scenario('optin', {
       agentManifest(ns, 'guarded', {
         ...healthySpec('guarded', PROBE),
         auth: { bearerToken: { secretKeyRef: { name: 'guarded-token', key: 'token' } } },
+        // AuthRequired withdraws: a probe sent without the token would withdraw the pod.
+        routing: { authRequired: 'Withdraw' },
       }),
       ...['allowed', 'forged'].map((name) =>
         agentManifest(ns, name, {
@@ -88,7 +91,7 @@ describe('referenced Secrets must opt in', () => {
     // Several probe periods: the pod is probed (without credentials), never with the token.
     await new Promise((r) => setTimeout(r, 3 * PROBE.periodSeconds * 1000));
     const st = await guarded.state();
-    assert.ok(st.seen.length + (st.connections.http ?? 0) > 0, 'the pod was probed');
+    assert.ok(st.served.http + st.served.grpc > 0, 'the pod was probed');
     assert.deepEqual(st.authorizations, [], 'no Authorization header reached the pod');
   });
 
@@ -113,6 +116,60 @@ describe('referenced Secrets must opt in', () => {
     const st = await guarded.state();
     assert.ok(st.authorizations.length > 0);
     assert.ok(st.authorizations.every((v) => v === `Bearer ${TOKEN}`));
+  });
+
+  test('the token Secret deleted (rotation by delete and create): refusals without it are not judged, routing kept; back, probed with it', async () => {
+    const routed = async () => {
+      const v = await observeOwnedRouting(s.cluster, s.ns, 'guarded');
+      return { http: v.http, grpc: v.grpc };
+    };
+    const whole = { http: [guarded.ip], grpc: [guarded.ip] };
+    assert.deepEqual(await routed(), whole);
+    const r = await s.cluster.kubectl(['delete', 'secret', 'guarded-token', '-n', s.ns]);
+    assert.equal(r.code, 0, r.stderr);
+    await waitAgent(
+      s.cluster,
+      s.ns,
+      'guarded',
+      'Stalled SecretNotFound',
+      (x) => condition(x, 'Stalled')?.reason === 'SecretNotFound',
+    );
+    const before = await guarded.state();
+    // Long enough for failureThreshold (2) probes sent without the token to confirm AuthRequired,
+    // which withdraws under authRequired: Withdraw, had the answers been judged.
+    await new Promise((res) => setTimeout(res, 4 * PROBE.periodSeconds * 1000));
+    const during = await guarded.state();
+    assert.ok(
+      during.served.http + during.served.grpc > before.served.http + before.served.grpc,
+      'the pod is still probed (without the token)',
+    );
+    assert.deepEqual(await routed(), whole, 'both slices keep the pod');
+    const a = await waitAgent(s.cluster, s.ns, 'guarded', 'status', () => true);
+    assert.equal(condition(a, 'Stalled')?.reason, 'SecretNotFound');
+    assert.ok(
+      a.status?.interfaces?.every((i) => i.advertised && i.state === 'Verified'),
+      `the refusals the missing token explains are not judged: ${JSON.stringify(a.status?.interfaces)}`,
+    );
+    await apply(s.cluster, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'guarded-token', namespace: s.ns, labels: { 'a2a.dev/credential': 'true' } },
+      stringData: { token: TOKEN },
+    });
+    await waitAgent(
+      s.cluster,
+      s.ns,
+      'guarded',
+      'Ready again',
+      (x) => condition(x, 'Ready')?.status === 'True',
+      60_000,
+    );
+    await waitFor(
+      'probed with the token again',
+      async () => (await guarded.state()).authorizations.length > before.authorizations.length,
+      30_000,
+    );
+    assert.deepEqual(await routed(), whole);
   });
 
   test('a signing key signs only for the agents its Secret names', async () => {
