@@ -283,6 +283,21 @@ export function buildCardConfigMap(
       ...meta(owner, cardConfigMapName(owner.name)),
       annotations: card ? {} : { [UNAVAILABLE_ANNOTATION]: unavailable },
     },
-    data: card ? { [CARD_KEY]: `${JSON.stringify(card.card, null, 2)}\n` } : {},
+    data: card ? { [CARD_KEY]: cardText(card.card) } : {},
   };
+}
+
+/** The API server's limit on a ConfigMap's keys and values together. */
+export const MAX_CONFIGMAP_DATA_BYTES = 1024 * 1024;
+
+/**
+ * The card as the ConfigMap holds it: indented for people reading it with kubectl, unless that
+ * would not fit, then compact. Indenting a card of many short items multiplies its size (a
+ * 400 KB card of small skills took 2.2 MB), and a card under the 1 MiB the probes read must not
+ * become a ConfigMap the API server refuses.
+ */
+export function cardText(card: unknown): string {
+  const pretty = `${JSON.stringify(card, null, 2)}\n`;
+  if (Buffer.byteLength(pretty) + CARD_KEY.length <= MAX_CONFIGMAP_DATA_BYTES) return pretty;
+  return `${JSON.stringify(card)}\n`;
 }

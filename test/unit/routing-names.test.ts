@@ -1,15 +1,20 @@
-// Names that always fit (issue 11 item 3; routing/objects.ts): slice names never collide across
-// agents, label values and the card ConfigMap's name fit their limits for any agent name, and
-// slices are chunked at MAX_ENDPOINTS_PER_SLICE endpoints.
+// Names and sizes that always fit (issue 11 item 3; routing/objects.ts): slice names never collide
+// across agents, label values and the card ConfigMap's name fit their limits for any agent name,
+// slices are chunked at MAX_ENDPOINTS_PER_SLICE endpoints, and a card the probes could read fits
+// the card ConfigMap.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { A2AAgentSpec, DNS1035_LABEL } from '../../src/api/a2aagent.js';
 import type { PodObservation } from '../../src/controller/observed.js';
+import { MAX_CARD_BYTES } from '../../src/probe/fetch-card.js';
 import {
   buildEndpointSlices,
+  CARD_KEY,
   cardConfigMapName,
+  cardText,
   endpointSliceName,
   labelValue,
+  MAX_CONFIGMAP_DATA_BYTES,
   MAX_ENDPOINTS_PER_SLICE,
 } from '../../src/routing/objects.js';
 
@@ -122,5 +127,23 @@ describe('buildEndpointSlices: chunks', () => {
     assert.equal(slices[0]!.metadata!.name, 'a-http', 'the first chunk keeps the plain name');
     const uids = slices.flatMap((s) => s.endpoints.map((e) => e.targetRef!.uid));
     assert.equal(new Set(uids).size, pods.length);
+  });
+});
+
+describe('cardText: the card ConfigMap holds any card the probes read', () => {
+  it('a small card is indented, for kubectl readers', () => {
+    const card = { name: 'billing', skills: [{ id: 'a' }] };
+    assert.equal(cardText(card), `${JSON.stringify(card, null, 2)}\n`);
+  });
+
+  it('a card under the 1 MiB read limit that indenting would push past the ConfigMap limit is written compact', () => {
+    // Many short items: indenting multiplies the size about five times.
+    const card = { name: 'billing', skills: Array.from({ length: 50_000 }, (_, i) => ({ id: i })) };
+    const compact = Buffer.byteLength(JSON.stringify(card));
+    assert.ok(compact < MAX_CARD_BYTES, `the card itself is readable (${compact} bytes)`);
+    assert.ok(Buffer.byteLength(JSON.stringify(card, null, 2)) > MAX_CONFIGMAP_DATA_BYTES);
+    const text = cardText(card);
+    assert.ok(Buffer.byteLength(text) + CARD_KEY.length <= MAX_CONFIGMAP_DATA_BYTES);
+    assert.deepEqual(JSON.parse(text), card);
   });
 });
