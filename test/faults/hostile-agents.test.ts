@@ -478,8 +478,8 @@ describe('hostile agents beside healthy ones', () => {
     await sampler;
 
     // The hostile card streams ended when the operator gave up: a deadline and a byte bound.
-    const slow = (await hostile.slow!.state()) as unknown as { cardStreams: { ms: number; bytes: number }[] };
-    const huge = (await hostile.huge!.state()) as unknown as { cardStreams: { ms: number; bytes: number }[] };
+    const slow = await hostile.slow!.state();
+    const huge = await hostile.huge!.state();
     log(TAG, `slow card streams (ms): ${slow.cardStreams.map((s) => s.ms).join(' ')}`);
     log(TAG, `huge card streams (bytes): ${huge.cardStreams.map((s) => s.bytes).join(' ')}`);
     for (const s of slow.cardStreams)
@@ -493,7 +493,7 @@ describe('hostile agents beside healthy ones', () => {
 
     // SSRF canary: no connection from anyone (the operator is the only thing that reads these cards).
     for (const [name, c] of Object.entries(canaries)) {
-      const st = (await c.state()) as unknown as { connections: Record<string, number> };
+      const st = await c.state();
       assert.deepEqual(
         Object.values(st.connections).reduce((a, b) => a + b, 0),
         0,
@@ -503,11 +503,9 @@ describe('hostile agents beside healthy ones', () => {
 
     // Ports the operator must never dial: the gRPC port behind targetPort `constructor`, the
     // plaintext port the loopback URLs name.
-    const ctorState = (await hostile.ctor!.state()) as unknown as { connections: Record<string, number> };
+    const ctorState = await hostile.ctor!.state();
     assert.equal(ctorState.connections.hang, 0, 'the port behind targetPort constructor was dialled');
-    const loopState = (await hostile.loopback!.state()) as unknown as {
-      connections: Record<string, number>;
-    };
+    const loopState = await hostile.loopback!.state();
     assert.equal(loopState.connections.plain, 0, 'a plaintext loopback interface was dialled');
 
     assert.equal(operator.proc.child.exitCode, null, `operator exited:\n${operator.proc.tail(30)}`);

@@ -9,7 +9,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentConfig, AgentPorts } from '../agents/agent-config.js';
+import type { AgentConfig, AgentPorts, CardStream } from '../agents/agent-config.js';
 import { buildGoAgent, REPO_ROOT } from './binaries.js';
 import type { Cluster } from './cluster.js';
 import { PodHost, type PodHostFamilies } from './podhost.js';
@@ -25,6 +25,8 @@ export interface AgentState {
   authorizations: string[];
   /** A2A calls the agent's handler received, by method name. */
   calls: string[];
+  /** Hostile card answers (slow, huge) as the agent saw each end. */
+  cardStreams: CardStream[];
 }
 
 export interface AgentPod {

@@ -17,8 +17,10 @@ let ns: string;
 let operator: OperatorProcess | undefined;
 const pods: AgentPod[] = [];
 
-async function routed(port: 'http' | 'grpc'): Promise<string[]> {
-  return (await observeOwnedRouting(cluster, ns, 'blip'))[port];
+/** The addresses blip's http and grpc slices route to, from one read of the operator's slices. */
+async function routed(): Promise<{ http: string[]; grpc: string[] }> {
+  const v = await observeOwnedRouting(cluster, ns, 'blip');
+  return { http: v.http, grpc: v.grpc };
 }
 
 async function grpcProbes(op: OperatorProcess, failed: boolean): Promise<number> {
@@ -66,7 +68,7 @@ test('an operator restarted under a one-probe blip withdraws nothing', async () 
   await operator.waitReady();
   await waitAgent(cluster, ns, 'blip', 'Ready', (a) => condition(a, 'Ready')?.status === 'True', 60_000);
   const all = pods.map((p) => p.ip).sort();
-  assert.deepEqual(await routed('grpc'), all);
+  assert.deepEqual((await routed()).grpc, all);
   await operator.stop();
 
   // gRPC on pod 0 is down when the new process probes it first, and back right after.
@@ -75,7 +77,7 @@ test('an operator restarted under a one-probe blip withdraws nothing', async () 
   const op = operator;
   const seen: string[] = [];
   const watcher = repeat(async () => {
-    const ips = await routed('grpc').catch(() => all);
+    const ips = (await routed().catch(() => ({ grpc: all }))).grpc;
     if (JSON.stringify(ips) !== JSON.stringify(all)) seen.push(`grpc slice ${ips.join(',') || '(empty)'}`);
     await new Promise((r) => setTimeout(r, 100));
   });
@@ -104,22 +106,22 @@ test('an operator restarted under a one-probe blip withdraws nothing', async () 
 test('an operator restarted while a pod fails its first card fetch withdraws nothing', async () => {
   const all = pods.map((p) => p.ip).sort();
   await waitFor('both pods routed on both ports', async () => {
-    const [http, grpc] = await Promise.all([routed('http'), routed('grpc')]);
+    const { http, grpc } = await routed();
     return JSON.stringify(http) === JSON.stringify(all) && JSON.stringify(grpc) === JSON.stringify(all);
   });
   await operator!.stop();
 
   // Pod 0's card trickles past the probe timeout (2 s) when the new process fetches it first.
   await pods[0]!.control('/card', { serve: 'slow', intervalMs: 500 });
-  const streams = async () =>
-    ((await pods[0]!.state()) as unknown as { cardStreams: unknown[] }).cardStreams.length;
+  const streams = async () => (await pods[0]!.state()).cardStreams.length;
   const streamsBefore = await streams();
   operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
   const op = operator;
   const seen: string[] = [];
   const watcher = repeat(async () => {
+    const now = await routed().catch(() => ({ http: all, grpc: all }));
     for (const port of ['http', 'grpc'] as const) {
-      const ips = await routed(port).catch(() => all);
+      const ips = now[port];
       if (JSON.stringify(ips) !== JSON.stringify(all))
         seen.push(`${port} slice ${ips.join(',') || '(empty)'}`);
     }

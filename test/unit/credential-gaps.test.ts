@@ -10,28 +10,28 @@ import { MemoryStore } from '../../src/controller/agent-memory.js';
 import type { CredentialGaps } from '../../src/controller/credentials.js';
 import { observePods } from '../../src/controller/observe-pods.js';
 import type { CardFetch, ProbeBackend } from '../../src/controller/probe-backend.js';
-import { agentSpec, observeInput } from './observe-fixtures.js';
+import {
+  agentSpec,
+  observeInput,
+  ONE_INTERFACE_CARD,
+  ONE_KEY,
+  oneInterfaceBackend,
+} from './observe-fixtures.js';
 
-const url = 'http://a.ns.svc:8080/one';
-const key = `JSONRPC|1.0|${url}|`;
-const card: CardFetch = {
-  kind: 'ok',
-  body: { name: 'a', supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] },
-};
+const key = ONE_KEY;
 const spec = agentSpec(8080, { probe: { periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 2 } });
 
 /** A backend whose card and probe answers a test switches between visits. */
 function agent(): { backend: ProbeBackend; fetch: CardFetch; probe: InterfaceState } {
-  const a = {
-    fetch: card,
-    probe: InterfaceState.Verified as InterfaceState,
-    backend: {
-      fetchCard: () => Promise.resolve(a.fetch),
-      probe: () =>
-        Promise.resolve({ state: a.probe, reason: a.probe, message: `${a.probe} answer`, durationMs: 1 }),
-    } as ProbeBackend,
+  const a: { backend?: ProbeBackend; fetch: CardFetch; probe: InterfaceState } = {
+    fetch: ONE_INTERFACE_CARD,
+    probe: InterfaceState.Verified,
   };
-  return a;
+  const backend = oneInterfaceBackend(
+    () => a.probe,
+    () => a.fetch,
+  );
+  return Object.assign(a, { backend });
 }
 
 /** Visits ns/a every 11 s (each one after the last is due) with the given gaps. */

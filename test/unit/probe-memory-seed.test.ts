@@ -10,7 +10,7 @@ import { observePods, rememberedObservations } from '../../src/controller/observ
 import type { ProbeBackend } from '../../src/controller/probe-backend.js';
 import { MemoryStore, podMemory } from '../../src/controller/agent-memory.js';
 import { recordProbe, seededRecord, seedFromRouting, seedKey } from '../../src/controller/probe-memory.js';
-import { agentSpec, observeInput, podA0 } from './observe-fixtures.js';
+import { agentSpec, observeInput, ONE_KEY, oneInterfaceBackend, podA0 } from './observe-fixtures.js';
 
 const slice = (port: string, endpoints: { uid: string; ip: string; ready?: boolean }[]): V1EndpointSlice => ({
   addressType: 'IPv4',
@@ -88,19 +88,8 @@ describe('MemoryStore: one memory per agent object', () => {
 
 describe('observePods with a seed (a restart under a one-probe blip)', () => {
   const spec = agentSpec();
-  const url = 'http://a.ns.svc:8080/one';
-  const key = `JSONRPC|1.0|${url}|`;
-  const backend = (state: InterfaceState): ProbeBackend => ({
-    fetchCard: () =>
-      Promise.resolve({
-        kind: 'ok',
-        body: {
-          name: 'a',
-          supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-        },
-      }),
-    probe: () => Promise.resolve({ state, reason: state, message: 'connect ECONNREFUSED', durationMs: 1 }),
-  });
+  const key = ONE_KEY;
+  const backend = (state: InterfaceState): ProbeBackend => oneInterfaceBackend(() => state);
   const observe = (seed?: Map<string, Set<string>>) =>
     observePods(
       observeInput(spec, backend(InterfaceState.Unreachable), {
@@ -142,25 +131,7 @@ describe('observePods with a seed (a restart under a one-probe blip)', () => {
 
 describe('rememberedObservations: what the fast withdraw path reads without probing', () => {
   const spec = agentSpec();
-  const url = 'http://a.ns.svc:8080/one';
-  const key = `JSONRPC|1.0|${url}|`;
-  const backend: ProbeBackend = {
-    fetchCard: () =>
-      Promise.resolve({
-        kind: 'ok',
-        body: {
-          name: 'a',
-          supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-        },
-      }),
-    probe: () =>
-      Promise.resolve({
-        state: InterfaceState.Unreachable,
-        reason: 'Unreachable',
-        message: 'refused',
-        durationMs: 1,
-      }),
-  };
+  const backend = oneInterfaceBackend(() => InterfaceState.Unreachable);
 
   for (const [what, ips] of [
     ['single-stack', undefined],
@@ -172,7 +143,7 @@ describe('rememberedObservations: what the fast withdraw path reads without prob
       await observePods(observeInput(spec, backend, { memory, pods: [pod] }));
       const [seen] = rememberedObservations([pod], memory, spec.probe.failureThreshold);
       assert.equal(seen!.card?.ok, true);
-      assert.equal(seen!.verdicts.get(key)?.state, 'Unreachable');
+      assert.equal(seen!.verdicts.get(ONE_KEY)?.state, 'Unreachable');
       const moved = { ...pod, ip: '10.0.0.2', ...(ips ? { ips: ['10.0.0.2', 'fd00::1'] } : {}) };
       const [gone] = rememberedObservations([moved], memory, spec.probe.failureThreshold);
       assert.equal(gone!.card, undefined, 'a new address is a new endpoint: no evidence either way');
