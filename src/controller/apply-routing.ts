@@ -18,11 +18,12 @@ import type { KubernetesObject, V1ConfigMap, V1EndpointSlice, V1Service } from '
 import { Reason } from '../api/conditions.js';
 import { ContentType, type KubeClient } from '../kube/client.js';
 import { applyObject, resourcePath, semanticEqual, type ApplyBody } from '../kube/apply.js';
-import { isConflict, isNotFound } from '../kube/errors.js';
+import { isConflict, isNotFound, isNotLeader } from '../kube/errors.js';
 import type { Informer } from '../kube/informer.js';
 import { API_PATHS, claimByName, type EarlyClaims } from './name-claims.js';
 import { ownerIndexKey, staleObjects, type InventoryObject, type Keep } from '../routing/inventory.js';
 import { SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
+import { withdrawalsOnly } from '../routing/withdrawals-only.js';
 
 /**
  * A cache of owned objects; `byIndex` (optional) answers the objects whose A2AAgent controller
@@ -296,12 +297,29 @@ export async function applyRouting(
   await write(desired.service, actualService);
   const cmName = desired.configMap.metadata!.name!;
   let cardNow: KubernetesObject | undefined = caches.configMaps.get(ns, cmName);
+  // The interim card goes first so the published card never names an interface the slices no
+  // longer route. If the API refuses it, the slices still withdraw (a withdrawal never waits
+  // on the card) but do not grow: the published card still names what the interim dropped.
+  // They grow after the final card, if that is written; refused, its error is the apply's.
+  let cardRefused = false;
   if (desired.interimConfigMap && drifted(desired.interimConfigMap, cardNow)) {
-    await write(desired.interimConfigMap, cardNow);
-    cardNow = desired.interimConfigMap;
+    try {
+      await write(desired.interimConfigMap, cardNow);
+      cardNow = desired.interimConfigMap;
+    } catch (err) {
+      if (signal?.aborted || isNotLeader(err)) throw err;
+      cardRefused = true;
+    }
   }
   const wanted = new Set(desired.slices.map((s) => s.metadata!.name!));
-  await writeSlices(desired.slices, (s) => write(s, caches.slices.get(ns, s.metadata!.name!)));
+  const writeAll = (slices: readonly V1EndpointSlice[]) =>
+    writeSlices(slices, (s) => write(s, caches.slices.get(ns, s.metadata!.name!)));
+  if (cardRefused) {
+    const current = ownedCandidates(caches.slices, ns, owner.name).filter(
+      (s) => s.metadata?.labels?.['kubernetes.io/service-name'] === serviceName && ownedBy(s, owner.uid),
+    );
+    await writeAll(withdrawalsOnly(desired.slices, current));
+  } else await writeAll(desired.slices);
   for (const s of ownedCandidates(caches.slices, ns, owner.name)) {
     const labels = s.metadata?.labels ?? {};
     if (
@@ -328,6 +346,7 @@ export async function applyRouting(
     }
   }
   await write(desired.configMap, cardNow);
+  if (cardRefused) await writeAll(desired.slices);
   return { writes };
 }
 

@@ -5,8 +5,8 @@
  *
  * A failure of the apply phase never leaves status behind: it is written (apply-failure.ts)
  * before the error goes to the queue, classified as Flux does (src/kube/errors.ts
- * classifyError): stalling ends in a TerminalError (no requeue until the agent changes),
- * waiting requeues at the probe period, transient backs off. A signing key that cannot sign is
+ * classifyError): stalling ends in a TerminalError (no backoff; probing goes on at the probe
+ * period), waiting requeues at the probe period, transient backs off. A signing key that cannot sign is
  * a spec problem (SigningKeyInvalid), so it holds full routing without stopping withdrawals;
  * a valid one signs only when the unsigned card changes (a2a.dev/signed-from).
  */
@@ -531,8 +531,14 @@ export class AgentReconciler {
         if (signal.aborted || isNotLeader(err)) throw err;
         log.warn({ err: loggableError(err) }, 'status write failed after a failed apply');
       }
+      // Stalling: no backoff (the same write is refused again), but the probes go on at the
+      // period, so a break found meanwhile is still withdrawn, and an admission policy lifted
+      // is seen without a change to the A2AAgent.
       if (failure.class === 'stalling')
-        throw new TerminalError(`${failure.reason}: ${message}`, { cause: applyError });
+        throw new TerminalError(`${failure.reason}: ${message}`, {
+          cause: applyError,
+          revisitAfterMs: spec.probe.periodSeconds * 1000,
+        });
       // Waiting on someone else (a conflicting object, RBAC): a routine revisit, not urgent.
       if (failure.class === 'waiting')
         return { requeueAfterMs: spec.probe.periodSeconds * 1000, priority: 'low' };

@@ -4,13 +4,14 @@
  *
  * | outcome                         | queue action                       |
  * |---------------------------------|------------------------------------|
- * | throws `TerminalError`          | forget; no requeue                 |
+ * | throws `TerminalError`          | forget; `addAfter` its revisit, if any (low priority) |
  * | throws anything else / times out| `addRateLimited` (per-key backoff) |
  * | `{ requeueAfterMs > 0 }`        | forget, then `addAfter` (priority) |
  * | success                         | forget                             |
  *
  * Reconcilers choose the row by error class (errors.ts `classifyError`): stalling errors become
- * `TerminalError`, waiting ones a `requeueAfterMs` at the period, transient ones are rethrown.
+ * `TerminalError` (with a revisit at the period), waiting ones a `requeueAfterMs` at the period,
+ * transient ones are rethrown.
  *
  * A key is never reconciled by two workers at once (the queue guarantees it). Reconcile is
  * level-based: it gets only the key and reads current state itself.
@@ -170,6 +171,8 @@ export class Controller {
       const terminal = isTerminalError(err);
       if (terminal) {
         this.queue.forget(key);
+        if (err.revisitAfterMs !== undefined && err.revisitAfterMs > 0)
+          this.queue.addAfter(key, err.revisitAfterMs, 'low');
         outcome = 'terminal_error';
       } else {
         this.queue.addRateLimited(key);

@@ -5,13 +5,18 @@
 
 /**
  * A reconcile error that retrying cannot fix (a spec problem that needs a person). The
- * controller engine records it and does not requeue; the next change to the object will
- * enqueue it again. Mirrors controller-runtime's `reconcile.TerminalError`.
+ * controller engine records it and does not back off; the next change to the object enqueues
+ * it again. Mirrors controller-runtime's `reconcile.TerminalError`, with one addition:
+ * `revisitAfterMs` schedules one routine (low-priority) visit, for a reconciler whose work is
+ * more than the refused write: the operator's probes must go on while one object is refused,
+ * or a break found meanwhile would never be withdrawn.
  */
 export class TerminalError extends Error {
   override readonly name = 'TerminalError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  readonly revisitAfterMs: number | undefined;
+  constructor(message: string, options?: { cause?: unknown; revisitAfterMs?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.revisitAfterMs = options?.revisitAfterMs;
   }
 }
 
@@ -77,7 +82,7 @@ export const isAlreadyExists = (err: unknown): boolean =>
  *
  * | class       | meaning                                           | queue                         |
  * |-------------|---------------------------------------------------|-------------------------------|
- * | `stalling`  | the API refused the object we built (422, 400, 413): only a spec change can help | none until the object changes (`TerminalError`) |
+ * | `stalling`  | the API refused the object we built (422, 400, 413): retrying the write alone cannot help | no backoff (`TerminalError`); a routine revisit at the probe period keeps probing |
  * | `waiting`   | something outside the object must change (RBAC 403, a Secret's content, which is not watched) | requeue at the probe period |
  * | `transient` | anything else: 409 stale write, 429, 5xx, network, timeouts | per-key exponential backoff |
  */

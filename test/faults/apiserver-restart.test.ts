@@ -6,9 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import { startHealthyPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
-import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { agentManifest, apply, healthySpec } from '../harness/manifests.js';
 import { deletePod } from '../harness/pods.js';
 import { condition, waitAgent } from '../harness/wait.js';
 import { log, observeRouting, privateCluster, stopApiserverFor } from './support.js';
@@ -21,12 +21,7 @@ let operator: OperatorProcess;
 const pods: Record<string, AgentPod> = {};
 
 async function pod(app: string, i: number): Promise<AgentPod> {
-  const p = await startAgentPod(cluster!, {
-    namespace: ns,
-    name: `${app}-${i}`,
-    labels: { app },
-    config: healthyAgentConfig(`${app}.${ns}.svc`),
-  });
+  const p = await startHealthyPod(cluster!, ns, app, i);
   pods[p.name] = p;
   return p;
 }

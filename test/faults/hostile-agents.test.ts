@@ -27,9 +27,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AgentConfig } from '../agents/agent-config.js';
 import { createTestCa, type TestCa } from '../agents/test-certs.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import { startAgentPod, startHealthyPod, type AgentPod } from '../harness/agent-pod.js';
 import { useCluster, type Cluster } from '../harness/cluster.js';
-import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { agentManifest, apply, healthySpec } from '../harness/manifests.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
 import { condition, getAgent, waitAgent, type AgentView } from '../harness/wait.js';
 import { FULL, log, metricSum, rssBytes, sleep } from './support.js';
@@ -170,14 +170,7 @@ before(async () => {
   const meta = canaries.metadata!.ip;
   const victim = canaries.victim!.ip;
   const victimSvc = `victim.${victimNs}.svc.cluster.local`;
-  const good = (app: string) =>
-    startAgentPod(cluster, {
-      namespace: ns,
-      name: `${app}-0`,
-      labels: { app },
-      config: healthyAgentConfig(`${app}.${ns}.svc`),
-    });
-  for (const n of HEALTHY) pods.push(await good(n));
+  for (const n of HEALTHY) pods.push(await startHealthyPod(cluster, ns, n));
   await apply(cluster, ...HEALTHY.map((n) => agentManifest(ns, n, healthySpec(n))));
 
   const wrongName = ca.issue(['wrong.example']);

@@ -8,9 +8,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useCluster, type Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import { startHealthyPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
-import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { agentManifest, apply, healthySpec } from '../harness/manifests.js';
 import { condition, waitAgent, waitFor } from '../harness/wait.js';
 import {
   BindingHistory,
@@ -70,16 +70,7 @@ before(async () => {
   cluster = await useCluster();
   ns = await cluster.createNamespace('failover');
   const started = await Promise.all(
-    AGENTS.flatMap((app) =>
-      [0, 1].map((i) =>
-        startAgentPod(cluster, {
-          namespace: ns,
-          name: `${app}-${i}`,
-          labels: { app },
-          config: healthyAgentConfig(`${app}.${ns}.svc`),
-        }),
-      ),
-    ),
+    AGENTS.flatMap((app) => [0, 1].map((i) => startHealthyPod(cluster, ns, app, i))),
   );
   for (const p of started) {
     pods.push(p);

@@ -9,9 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Cluster } from '../harness/cluster.js';
-import { startAgentPod, type AgentPod } from '../harness/agent-pod.js';
+import { startHealthyPod, type AgentPod } from '../harness/agent-pod.js';
 import { startOperator, type OperatorProcess } from '../harness/operator.js';
-import { agentManifest, apply, healthyAgentConfig, healthySpec } from '../harness/manifests.js';
+import { agentManifest, apply, healthySpec } from '../harness/manifests.js';
 import { condition, waitAgent } from '../harness/wait.js';
 import {
   compactEtcd,
@@ -35,14 +35,7 @@ before(async () => {
   if (!cluster) return;
   ns = await cluster.createNamespace('expiry');
   for (const app of ['alpha', 'beta']) {
-    pods.push(
-      await startAgentPod(cluster, {
-        namespace: ns,
-        name: `${app}-0`,
-        labels: { app },
-        config: healthyAgentConfig(`${app}.${ns}.svc`),
-      }),
-    );
+    pods.push(await startHealthyPod(cluster, ns, app));
   }
   await apply(cluster, agentManifest(ns, 'alpha', healthySpec('alpha', PROBE)));
   operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });

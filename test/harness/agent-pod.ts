@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { AgentConfig, AgentPorts, CardStream } from '../agents/agent-config.js';
 import { buildGoAgent, REPO_ROOT } from './binaries.js';
 import type { Cluster } from './cluster.js';
+import { healthyAgentConfig } from './manifests.js';
 import { PodHost, type PodHostFamilies } from './podhost.js';
 import { createPod, deletePod } from './pods.js';
 import { controlRequest } from './control-request.js';
@@ -70,6 +71,21 @@ async function waitReady(logFile: string, tail: () => string): Promise<AgentPort
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`agent did not become ready:\n${tail()}`);
+}
+
+/** Pod `<app>-<index>` labelled app=<app>, serving healthyAgentConfig for the Service `<app>`. */
+export function startHealthyPod(
+  cluster: Cluster,
+  namespace: string,
+  app: string,
+  index = 0,
+): Promise<AgentPod> {
+  return startAgentPod(cluster, {
+    namespace,
+    name: `${app}-${index}`,
+    labels: { app },
+    config: healthyAgentConfig(`${app}.${namespace}.svc`),
+  });
 }
 
 /** Starts the agent inside a fresh pod host, then creates its Pod (Running, Ready, with its IP). */

@@ -54,7 +54,14 @@ function state(cardKeys: string[], endpoints: Record<string, string[]>, obs: Pod
 }
 
 /** A client and caches over one in-memory store; every write lands in the store (and the log). */
-function cluster(initial: KubernetesObject[]) {
+/** Refuses (422) writes of one kind: every one, or the first `times`. */
+interface Refusal {
+  kind: string;
+  times?: number;
+}
+
+function cluster(initial: KubernetesObject[], refuse?: Refusal) {
+  let refused = 0;
   const store = new Map<string, KubernetesObject>();
   for (const o of initial) store.set(`${o.kind}/${o.metadata!.name}`, structuredClone(o));
   const log: string[] = [];
@@ -62,6 +69,15 @@ function cluster(initial: KubernetesObject[]) {
   const client = {
     request: (req: ApiRequest) => {
       const body = (typeof req.body === 'string' ? JSON.parse(req.body) : req.body) as KubernetesObject;
+      if (
+        refuse &&
+        req.method === 'PATCH' &&
+        body?.kind === refuse.kind &&
+        refused < (refuse.times ?? Infinity)
+      ) {
+        refused++;
+        return Promise.reject(new ApiError(422, 'Invalid', `${refuse.kind} refused by policy`, 'PATCH'));
+      }
       if (req.method === 'PATCH' && body?.kind) {
         store.set(`${body.kind}/${body.metadata!.name}`, structuredClone(body));
         log.push(`${body.kind}/${body.metadata!.name}`);
@@ -110,25 +126,37 @@ function violations(snapshot: Map<string, KubernetesObject>, obs: PodObservation
   return out;
 }
 
+/** The published routing `before` in a fresh cluster, and the routing decided for `now` over it. */
+function decided(
+  before: { card: string[]; endpoints: Record<string, string[]> } | undefined,
+  now: Record<string, VerdictSpec[]>,
+  refuse?: Refusal,
+) {
+  const obs = pods(now);
+  const init = before && state(before.card, before.endpoints, obs);
+  const c = cluster(init ? [init.service, ...init.slices, init.configMap] : [], refuse);
+  const d = decide(input({ pods: obs, current: c.current() }));
+  assert.ok(d.routing, 'full routing expected');
+  const r = d.routing;
+  const mapped = mapInterfaces(parsed(v1Raw()), ctx);
+  const apply = () =>
+    applyRouting(c.client, c.caches, owner, 'billing', {
+      service: buildService(owner, 'billing', ctx.spec, mapped),
+      slices: buildEndpointSlices(owner, 'billing', ctx.spec, r.plan, r.pods, mapped),
+      configMap: buildCardConfigMap(owner, r.card, 'none'),
+      ...(r.interim ? { interimConfigMap: buildCardConfigMap(owner, r.interim.card, 'none') } : {}),
+    });
+  return { obs, c, d, apply };
+}
+
 /** Applies the routing decided for `now` over `before` (nothing published when undefined). */
 async function transition(
   before: { card: string[]; endpoints: Record<string, string[]> } | undefined,
   now: Record<string, VerdictSpec[]>,
 ) {
-  const obs = pods(now);
-  const init = before && state(before.card, before.endpoints, obs);
-  const c = cluster(init ? [init.service, ...init.slices, init.configMap] : []);
+  const { obs, c, d, apply } = decided(before, now);
   const initial = violations(c.snapshot(), obs);
-  const d = decide(input({ pods: obs, current: c.current() }));
-  assert.ok(d.routing, 'full routing expected');
-  const r = d.routing;
-  const mapped = mapInterfaces(parsed(v1Raw()), ctx);
-  await applyRouting(c.client, c.caches, owner, 'billing', {
-    service: buildService(owner, 'billing', ctx.spec, mapped),
-    slices: buildEndpointSlices(owner, 'billing', ctx.spec, r.plan, r.pods, mapped),
-    configMap: buildCardConfigMap(owner, r.card, 'none'),
-    ...(r.interim ? { interimConfigMap: buildCardConfigMap(owner, r.interim.card, 'none') } : {}),
-  });
+  await apply();
   // No write may introduce a violation; the last leaves none.
   for (const [i, snap] of c.snapshots.entries()) {
     for (const v of violations(snap, obs))
@@ -190,6 +218,68 @@ describe('apply-routing: make before break', () => {
     );
     assert.ok(decision.routing?.interim);
     assert.deepEqual(log, ['ConfigMap/billing-agent-card', 'EndpointSlice/billing-grpc']);
+  });
+});
+
+describe('apply-routing: a refused card never holds a withdrawal back', () => {
+  /** Applies with ConfigMap writes refused; asserts no write introduced a violation. */
+  async function refused(
+    before: { card: string[]; endpoints: Record<string, string[]> },
+    now: Record<string, VerdictSpec[]>,
+    refusal: Refusal,
+  ) {
+    const { obs, c, d, apply } = decided(before, now, refusal);
+    assert.ok(d.routing?.interim, 'an interim card is due');
+    const initial = violations(c.snapshot(), obs);
+    const outcome = await apply().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    for (const [i, snap] of c.snapshots.entries()) {
+      for (const v of violations(snap, obs))
+        assert.ok(initial.has(v), `write ${i + 1} (${c.log[i]}) introduced ${v}; order ${c.log.join(' → ')}`);
+    }
+    const endpoints = (port: string) =>
+      (c.caches.slices.get('payments', `billing-${port}`)?.endpoints ?? []).map((e) => e.targetRef?.name);
+    return { outcome, log: c.log, endpoints, violations: violations(c.snapshot(), obs) };
+  }
+
+  it('the interim card refused: the slices withdraw all the same, then the apply fails', async () => {
+    // G confirmed broken on both pods: the card only loses G, so the interim goes first.
+    const r = await refused(
+      { card: [J, R, G], endpoints: { http: ['a', 'b'], grpc: ['a', 'b'] } },
+      { a: [V, V, S.Unimplemented], b: [V, V, S.Unimplemented] },
+      { kind: 'ConfigMap' },
+    );
+    assert.ok(r.outcome instanceof ApiError && r.outcome.status === 422, String(r.outcome));
+    assert.deepEqual(r.log, ['EndpointSlice/billing-grpc'], 'the withdrawal landed');
+    assert.deepEqual(r.endpoints('grpc'), []);
+    assert.deepEqual(r.endpoints('http'), ['a', 'b']);
+  });
+
+  it('the interim card refused: a slice that would grow because of it does not', async () => {
+    // R failed on a (confirmed) and never verified on b: R goes, so http would grow to b. The
+    // published card still names R, so b (which lacks R) must stay out; a (routed now) stays.
+    const r = await refused(
+      { card: [J, R, G], endpoints: { http: ['a'], grpc: ['a', 'b'] } },
+      { a: [V, S.Unimplemented, V], b: [V, S.Unimplemented, V] },
+      { kind: 'ConfigMap' },
+    );
+    assert.ok(r.outcome instanceof ApiError && r.outcome.status === 422, String(r.outcome));
+    assert.deepEqual(r.endpoints('http'), ['a']);
+    assert.deepEqual(r.endpoints('grpc'), ['a', 'b']);
+  });
+
+  it('the interim refused once, the final card written: the slices grow after it', async () => {
+    const r = await refused(
+      { card: [J, R, G], endpoints: { http: ['a'], grpc: ['a', 'b'] } },
+      { a: [V, S.Unimplemented, V], b: [V, S.Unimplemented, V] },
+      { kind: 'ConfigMap', times: 1 },
+    );
+    assert.equal(r.outcome, undefined);
+    assert.deepEqual(r.endpoints('http'), ['a', 'b']);
+    assert.equal(r.violations.size, 0);
+    assert.deepEqual(r.log, ['ConfigMap/billing-agent-card', 'EndpointSlice/billing-http']);
   });
 });
 

@@ -99,6 +99,25 @@ describe('Controller', () => {
     await c.stop();
   });
 
+  it('a TerminalError with a revisit comes back once per revisit, never with backoff', async () => {
+    const runs: number[] = [];
+    const { c, clock, rec } = setup(async () => {
+      runs.push(clock.now());
+      throw new TerminalError('refused by policy', { revisitAfterMs: 5_000 });
+    });
+    const t0 = clock.now();
+    c.start();
+    c.enqueue('k');
+    await clock.advance(12_000);
+    assert.deepEqual(
+      runs.map((t) => t - t0),
+      [0, 5_000, 10_000],
+    );
+    assert.ok(rec.outcomes.every(([, o]) => o === 'terminal_error'));
+    assert.equal(c.queue.numRequeues('k'), 0, 'no backoff builds up');
+    await c.stop();
+  });
+
   it('a synchronous throw is recovered as an error', async () => {
     const { c, rec } = setup((() => {
       throw new Error('sync');
