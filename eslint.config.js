@@ -1,7 +1,50 @@
 // Lint runs in CI (`npm run lint`): the recommended type-aware rules, plus a ban on
-// floating promises, which is how async handler errors escape in operators.
+// floating promises, which is how async handler errors escape in operators, and the layers
+// of src/ (README "Layout"): a lower folder never imports an upper one.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/**
+ * What each folder of src/ may import besides itself (and packages). Leaves first; the
+ * reconciler (controller) and the wiring (operator, cli) sit on top.
+ */
+const LAYERS = {
+  text: [],
+  api: [],
+  kube: [],
+  card: ['api', 'text'],
+  observation: ['api', 'card', 'text'],
+  probe: ['api', 'card', 'text'],
+  routing: ['api', 'card', 'observation', 'text'],
+  client: ['api', 'card', 'probe', 'text'],
+};
+const FOLDERS = [
+  'text',
+  'api',
+  'kube',
+  'card',
+  'observation',
+  'probe',
+  'routing',
+  'client',
+  'controller',
+  'operator',
+  'cli',
+];
+const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
+  files: [`src/${folder}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: FOLDERS.filter((f) => f !== folder && !allowed.includes(f)).map((f) => ({
+          group: [`**/${f}/*`, `**/${f}/**`],
+          message: `src/${folder} is below src/${f}: move what both need into a lower folder.`,
+        })),
+      },
+    ],
+  },
+}));
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'charts/**', 'test/controlplane/**'] },
@@ -27,4 +70,5 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  ...layerRules,
 );

@@ -14,8 +14,8 @@ import { pathToFileURL } from 'node:url';
 import type * as api from '../../src/api/a2aagent.js';
 import type * as cardClaims from '../../src/card/card-claims.js';
 import type * as card from '../../src/card/index.js';
-import type * as interfaceMap from '../../src/controller/interface-map.js';
-import type * as portMapping from '../../src/controller/port-mapping.js';
+import type * as interfaceMap from '../../src/observation/interface-map.js';
+import type * as portMapping from '../../src/observation/port-mapping.js';
 import type * as probe from '../../src/probe/index.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -51,8 +51,8 @@ export async function loadShipped(): Promise<Shipped> {
     load('card/index.js'),
     load('card/card-claims.js'),
     load('api/a2aagent.js'),
-    load('controller/interface-map.js'),
-    load('controller/port-mapping.js'),
+    load('observation/interface-map.js'),
+    load('observation/port-mapping.js'),
   ]);
   return {
     probe: probeM,

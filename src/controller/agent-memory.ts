@@ -7,8 +7,7 @@
  * and recreated under the same name starts afresh.
  */
 import type { CapabilityRecord, ProbeRecord } from './probe-memory.js';
-import type { PodCard } from './observed.js';
-import type { CapabilityFinding } from './probe-backend.js';
+import type { CapabilityFinding, PodCard } from '../observation/observed.js';
 import type { ConditionInput } from '../api/condition-helpers.js';
 import type { InputsPrint } from './quiet-visit.js';
 

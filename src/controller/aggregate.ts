@@ -8,7 +8,7 @@ import type { CardInterface } from '../card/index.js';
 import { clipText, displayText } from '../text/display-text.js';
 import { displayUrl } from '../text/display-url.js';
 import { redactUrlCredentials } from '../text/redact-credentials.js';
-import { interfaceKey, type InterfaceVerdict, type PodObservation } from './observed.js';
+import { interfaceKey, type InterfaceVerdict, type PodObservation } from '../observation/observed.js';
 
 const MAX_PODS_NAMED = 3;
 const PENDING: InterfaceVerdict = {

@@ -8,7 +8,7 @@ import { nextCondition, type ConditionInput } from '../api/condition-helpers.js'
 import { ConditionType, Reason } from '../api/conditions.js';
 import type { ClassifiedError } from '../kube/errors.js';
 import { clipText, printable } from '../text/display-text.js';
-import { interfaceKey } from './observed.js';
+import { interfaceKey } from '../observation/observed.js';
 
 /** Longest API message quoted (the server's own text; it may echo long field paths). */
 const MAX_API_MESSAGE = 512;

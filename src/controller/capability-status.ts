@@ -9,8 +9,7 @@ import type { ConditionInput } from '../api/condition-helpers.js';
 import { CapabilitiesVerified, CapabilityReason, CapabilityState } from '../api/conditions.js';
 import { CAPABILITIES, type Capability } from '../card/index.js';
 import { clip } from './aggregate.js';
-import type { PodObservation } from './observed.js';
-import type { CapabilityFinding } from './probe-backend.js';
+import type { CapabilityFinding, PodObservation } from '../observation/observed.js';
 
 /** Worse first. */
 const SEVERITY: readonly CapabilityState[] = [

@@ -9,7 +9,7 @@ import type { Finding, ParsedCard } from '../card/index.js';
 import { displayUrl } from '../text/display-url.js';
 import { clip, namePods, type AggregatedInterface } from './aggregate.js';
 import type { RoutingDecision } from './decide.js';
-import type { PodObservation, SpecProblem } from './observed.js';
+import type { PodObservation, SpecProblem } from '../observation/observed.js';
 import { partialFailureMessage, type PodSplit } from './pod-status.js';
 
 export interface Reference {

@@ -11,7 +11,7 @@ import { Reason } from '../api/conditions.js';
 import type { KubeClient } from '../kube/client.js';
 import { isNotFound, isForbidden } from '../kube/errors.js';
 import { bearerTokenProblem } from '../probe/bearer-token.js';
-import type { SpecProblem } from './observed.js';
+import type { SpecProblem } from '../observation/observed.js';
 import type { ProbeCredentials } from './probe-backend.js';
 import { secretUseProblem, type SecretUse } from './secret-policy.js';
 

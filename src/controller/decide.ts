@@ -59,14 +59,19 @@ import {
   type PodVerdict,
 } from './pod-status.js';
 import { interfaceEvents } from './transition-events.js';
-import { mapInterfaces, MAX_INTERFACES, type MapContext, type MappedInterface } from './interface-map.js';
+import {
+  mapInterfaces,
+  MAX_INTERFACES,
+  type MapContext,
+  type MappedInterface,
+} from '../observation/interface-map.js';
 import {
   interfaceKey,
   podAddresses,
   statusInterface,
   type PodObservation,
   type SpecProblem,
-} from './observed.js';
+} from '../observation/observed.js';
 import { judgeCapabilities } from './capability-status.js';
 
 export interface DecideInput {

@@ -19,9 +19,9 @@ import { acceptable } from '../routing/plan.js';
 import { displayUrl } from '../text/display-url.js';
 import { clip, interfaceEvidence } from './aggregate.js';
 import type { DecideInput, GateDecision } from './decide.js';
-import type { MappedInterface } from './interface-map.js';
+import type { MappedInterface } from '../observation/interface-map.js';
 import { CARD_VERIFIED_GATE as GATE } from './pod-state.js';
-import type { PodObservation } from './observed.js';
+import type { PodObservation } from '../observation/observed.js';
 
 export function gateDecisions(
   input: DecideInput,

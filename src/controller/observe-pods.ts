@@ -19,17 +19,18 @@ import {
 } from '../card/index.js';
 import { podMemory, prunePods, type AgentMemory, type CardMemory, type PodMemory } from './agent-memory.js';
 import type { CredentialGaps } from './credentials.js';
-import { mapInterfaces, operatorCheckOptions, type MapContext } from './interface-map.js';
+import { mapInterfaces, operatorCheckOptions, type MapContext } from '../observation/interface-map.js';
 import { probeEveryAddress } from './address-verdict.js';
 import {
-  podAddresses,
+  type CapabilityFinding,
   type InterfaceVerdict,
   type ObservedPod,
+  podAddresses,
   type PodCard,
   type PodObservation,
-} from './observed.js';
-import { podPort, serviceHostNames } from './port-mapping.js';
-import type { CapabilityFinding, ProbeBackend, ProbeCredentials } from './probe-backend.js';
+} from '../observation/observed.js';
+import { podPort, serviceHostNames } from '../observation/port-mapping.js';
+import type { ProbeBackend, ProbeCredentials } from './probe-backend.js';
 import {
   capabilitiesDue,
   capabilitiesDueAt,

@@ -1,6 +1,6 @@
 /** Reduces a Pod to what the decision needs (observed.ts ObservedPod). */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { ObservedPod } from './observed.js';
+import type { ObservedPod } from '../observation/observed.js';
 
 export const CARD_VERIFIED_GATE = 'a2a.dev/card-verified';
 

@@ -10,8 +10,8 @@ import { clipText } from '../text/display-text.js';
 import { displayUrl } from '../text/display-url.js';
 import { clip, namePods } from './aggregate.js';
 import type { GateDecision } from './decide.js';
-import { MAX_INTERFACES, type MappedInterface } from './interface-map.js';
-import { podAddresses, type PodObservation } from './observed.js';
+import { MAX_INTERFACES, type MappedInterface } from '../observation/interface-map.js';
+import { podAddresses, type PodObservation } from '../observation/observed.js';
 
 const MAX_FAILING_LISTED = 4;
 /** Room for one failing interface: binding, URL (cut), version and state. */

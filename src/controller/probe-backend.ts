@@ -2,8 +2,9 @@
  * What the reconciler needs from the probe engine (src/probe), as an interface so the
  * reconciler can be driven by the real prober in production and tests alike.
  */
-import type { CapabilityState, InterfaceState } from '../api/conditions.js';
+import type { InterfaceState } from '../api/conditions.js';
 import type { Capability, CardInterface } from '../card/index.js';
+import type { CapabilityFinding } from '../observation/observed.js';
 
 export interface ProbeCredentials {
   bearerToken?: string;
@@ -63,14 +64,6 @@ export interface ProbeAnswer {
   reason: string;
   message: string;
   durationMs: number;
-}
-
-/** One capability claim of a verified interface, as found (docs/conditions.md, "Capability truth"). */
-export interface CapabilityFinding {
-  capability: Capability;
-  declared: boolean;
-  state: CapabilityState;
-  message: string;
 }
 
 export interface CapabilityRequest extends ProbeRequest {

@@ -15,7 +15,7 @@
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { CapabilityState, InterfaceState } from '../api/conditions.js';
 import { slicePortName, type PublishedInterface } from '../routing/shrink.js';
-import type { InterfaceVerdict } from './observed.js';
+import type { InterfaceVerdict } from '../observation/observed.js';
 
 export interface ProbeOutcome {
   state: InterfaceState;

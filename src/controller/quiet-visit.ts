@@ -18,7 +18,7 @@
  * A parsed card is stood for by its digest (sha256 of its canonical JSON, card-digest.ts).
  */
 import type { InventoryObject } from '../routing/inventory.js';
-import type { InterfaceVerdict, PodObservation, SpecProblem } from './observed.js';
+import type { InterfaceVerdict, PodObservation, SpecProblem } from '../observation/observed.js';
 
 export interface VisitInputs {
   /** The agent's UID and resourceVersion (spec, generation, status: what decide reads of it). */

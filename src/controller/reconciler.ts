@@ -50,7 +50,7 @@ import {
 } from '../routing/card-signing.js';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { applyFailedStatus, applyFailureMessage } from './apply-failure.js';
-import { mapInterfaces } from './interface-map.js';
+import { mapInterfaces } from '../observation/interface-map.js';
 import { MemoryStore } from './agent-memory.js';
 import {
   applyRouting,
@@ -96,7 +96,7 @@ import {
   type ObservedPod,
   type PodObservation,
   type SpecProblem,
-} from './observed.js';
+} from '../observation/observed.js';
 import { seedFromRouting } from './probe-memory.js';
 import { nextCondition } from '../api/condition-helpers.js';
 import { taskContinuityCondition, type ContinuityBackend } from './task-continuity.js';

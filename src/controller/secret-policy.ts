@@ -6,7 +6,7 @@
  * may write that Secret can set, and a signing key must also name the agents it signs for.
  */
 import { Reason } from '../api/conditions.js';
-import type { SpecProblem } from './observed.js';
+import type { SpecProblem } from '../observation/observed.js';
 
 /** The opt-in label: a referenced Secret is used only when it carries this label with value "true". */
 export const CREDENTIAL_LABEL = 'a2a.dev/credential';

@@ -10,9 +10,9 @@ import type { ConditionInput } from '../api/condition-helpers.js';
 import { ConditionType, InterfaceState, Reason } from '../api/conditions.js';
 import type { CardInterface, InterfaceEndpoint } from '../card/index.js';
 import type { AgentMemory } from './agent-memory.js';
-import { mapInterfaces, type MapContext } from './interface-map.js';
-import type { PodObservation } from './observed.js';
-import { podPort } from './port-mapping.js';
+import { mapInterfaces, type MapContext } from '../observation/interface-map.js';
+import type { PodObservation } from '../observation/observed.js';
+import { podPort } from '../observation/port-mapping.js';
 import type { ProbeCredentials } from './probe-backend.js';
 
 export interface ContinuityTarget {

@@ -9,7 +9,7 @@ import { InterfaceReason, InterfaceState } from '../api/conditions.js';
 import { displayUrl } from '../text/display-url.js';
 import { clip } from './aggregate.js';
 import type { AgentEvent } from './decide.js';
-import { interfaceKey } from './observed.js';
+import { interfaceKey } from '../observation/observed.js';
 
 export function interfaceEvents(
   previous: InterfaceStatus[] | undefined,

@@ -6,7 +6,6 @@
  */
 import { CapabilityState, CardReason, InterfaceState } from '../api/conditions.js';
 import type {
-  CapabilityFinding,
   CapabilityRequest,
   CardFetch,
   CardRequest,
@@ -19,6 +18,7 @@ import type { Prober } from '../probe/index.js';
 import { redactToken } from '../probe/redact-token.js';
 import { errorCode, isTlsFailureCode } from '../probe/transport-failure.js';
 import { reasonFor } from '../probe/verdict.js';
+import type { CapabilityFinding } from '../observation/observed.js';
 
 const target = (req: ProbeRequest) => ({ address: req.address, port: req.port });
 

@@ -11,7 +11,7 @@ import {
   type CardInterface,
   type ParsedCard,
 } from '../card/index.js';
-import { interfaceKey } from '../controller/observed.js';
+import { interfaceKey } from '../observation/observed.js';
 
 export type SignatureFate = 'Unchanged' | 'Removed' | 'None';
 

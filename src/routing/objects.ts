@@ -17,9 +17,9 @@ import { createHash } from 'node:crypto';
 import type { V1ConfigMap, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import type { A2AAgentSpec } from '../api/a2aagent.js';
 import { API_VERSION, KIND } from '../api/a2aagent.js';
-import type { MappedInterface } from '../controller/interface-map.js';
-import { podAddresses, type PodObservation } from '../controller/observed.js';
-import { podPort } from '../controller/port-mapping.js';
+import type { MappedInterface } from '../observation/interface-map.js';
+import { podAddresses, type PodObservation } from '../observation/observed.js';
+import { podPort } from '../observation/port-mapping.js';
 import type { AdvertisedCard } from './advertised-card.js';
 import { endpointConditions, type RoutingPlan } from './plan.js';
 

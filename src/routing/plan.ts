@@ -10,7 +10,7 @@
 import { InterfaceState } from '../api/conditions.js';
 
 export interface PlanInterface {
-  /** interfaceKey (controller/observed.ts). */
+  /** interfaceKey (observation/observed.ts). */
   key: string;
   /** Agent port name this interface maps to; undefined when Unmapped or Ineligible. */
   portName?: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalJson, parseCard, staticChecks, type ParsedCard } from '../../src/card/index.js';
-import { interfaceKey } from '../../src/controller/observed.js';
+import { interfaceKey } from '../../src/observation/observed.js';
 import { advertisedCard } from '../../src/routing/advertised-card.js';
 import { keys, parsed, seedRaw, v1Raw } from './reconcile-fixtures.js';
 

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { CapabilityState, InterfaceState } from '../../src/api/conditions.js';
 import { MemoryStore } from '../../src/controller/agent-memory.js';
 import { observePods } from '../../src/controller/observe-pods.js';
-import type { CapabilityFinding, ProbeBackend } from '../../src/controller/probe-backend.js';
+import type { ProbeBackend } from '../../src/controller/probe-backend.js';
 import { CAPABILITY_PERIODS } from '../../src/controller/probe-memory.js';
 import { agentSpec, observeInput } from './observe-fixtures.js';
+import type { CapabilityFinding } from '../../src/observation/observed.js';
 
 const PERIOD_S = 10;
 const spec = agentSpec(8080, { probe: { periodSeconds: PERIOD_S } });

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { CapabilityState, InterfaceState } from '../../src/api/conditions.js';
 import { MemoryStore } from '../../src/controller/agent-memory.js';
 import { observePods } from '../../src/controller/observe-pods.js';
-import type { CapabilityFinding, ProbeBackend } from '../../src/controller/probe-backend.js';
+import type { ProbeBackend } from '../../src/controller/probe-backend.js';
 import { agentSpec, observeInput, podA0 } from './observe-fixtures.js';
+import type { CapabilityFinding } from '../../src/observation/observed.js';
 
 const CAPABILITIES = ['streaming', 'pushNotifications', 'extendedAgentCard'] as const;
 

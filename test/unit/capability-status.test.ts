@@ -9,8 +9,7 @@ import { CapabilityState, type CapabilityState as State } from '../../src/api/co
 import type { Capability } from '../../src/card/index.js';
 import { judgeCapabilities } from '../../src/controller/capability-status.js';
 import { decide } from '../../src/controller/decide.js';
-import type { PodObservation } from '../../src/controller/observed.js';
-import type { CapabilityFinding } from '../../src/controller/probe-backend.js';
+import type { CapabilityFinding, PodObservation } from '../../src/observation/observed.js';
 import { allVerified, input, keys, okCard, pod, spec, v1Raw } from './reconcile-fixtures.js';
 
 const claims = { streaming: true, pushNotifications: true, extendedAgentCard: false };

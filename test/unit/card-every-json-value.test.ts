@@ -13,7 +13,7 @@ import {
   staticChecks,
   type ParsedCard,
 } from '../../src/card/index.js';
-import { mapInterfaces } from '../../src/controller/interface-map.js';
+import { mapInterfaces } from '../../src/observation/interface-map.js';
 import { observePods } from '../../src/controller/observe-pods.js';
 import type { ProbeBackend } from '../../src/controller/probe-backend.js';
 import { fetchCard } from '../../src/probe/fetch-card.js';

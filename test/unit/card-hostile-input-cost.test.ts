@@ -14,7 +14,7 @@ import {
   staticChecks,
 } from '../../src/card/index.js';
 import { MAX_URL_BYTES, trimTrailingSlashes } from '../../src/card/interface-endpoint.js';
-import { mapInterfaces, operatorCheckOptions } from '../../src/controller/interface-map.js';
+import { mapInterfaces, operatorCheckOptions } from '../../src/observation/interface-map.js';
 import { redactUrlCredentials } from '../../src/text/redact-credentials.js';
 import { seeded } from '../harness/seeded.js';
 

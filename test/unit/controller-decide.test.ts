@@ -6,14 +6,14 @@ import { InterfaceState } from '../../src/api/conditions.js';
 import { cardDigest, type ParsedCard } from '../../src/card/index.js';
 import { aggregateInterface, clip, namePods } from '../../src/controller/aggregate.js';
 import { decide, type Decision, type DecideInput } from '../../src/controller/decide.js';
-import { mapInterfaces, MAX_INTERFACES } from '../../src/controller/interface-map.js';
-import { interfaceKey, type PodObservation } from '../../src/controller/observed.js';
+import { mapInterfaces, MAX_INTERFACES } from '../../src/observation/interface-map.js';
+import { interfaceKey, type PodObservation } from '../../src/observation/observed.js';
 import {
   allowedHosts,
   podPort,
   portForEndpoint,
   serviceHostNames,
-} from '../../src/controller/port-mapping.js';
+} from '../../src/observation/port-mapping.js';
 import { staticVerdict } from '../../src/controller/probe-memory.js';
 import { acceptable } from '../../src/routing/plan.js';
 import {

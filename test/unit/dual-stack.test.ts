@@ -8,7 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import { InterfaceState } from '../../src/api/conditions.js';
 import { combineAddressAnswers, probeEveryAddress } from '../../src/controller/address-verdict.js';
-import type { PodObservation } from '../../src/controller/observed.js';
+import type { PodObservation } from '../../src/observation/observed.js';
 import { observePod } from '../../src/controller/pod-state.js';
 import type { ProbeAnswer } from '../../src/controller/probe-backend.js';
 import { hostPort } from '../../src/probe/dial-target.js';

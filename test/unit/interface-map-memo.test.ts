@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import { CardParseError, parseCard, type ParsedCard } from '../../src/card/index.js';
-import { mapInterfaces } from '../../src/controller/interface-map.js';
+import { mapInterfaces } from '../../src/observation/interface-map.js';
 
 const cardOf = (host: string): ParsedCard => {
   const c = parseCard({

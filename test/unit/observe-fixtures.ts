@@ -5,7 +5,7 @@
 import { A2AAgentSpec, type A2AAgentSpecInput } from '../../src/api/a2aagent.js';
 import { MemoryStore } from '../../src/controller/agent-memory.js';
 import type { ObserveInput } from '../../src/controller/observe-pods.js';
-import type { ObservedPod } from '../../src/controller/observed.js';
+import type { ObservedPod } from '../../src/observation/observed.js';
 import type { CardFetch, ProbeBackend } from '../../src/controller/probe-backend.js';
 import type { InterfaceState } from '../../src/api/conditions.js';
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A2AAgentSpec } from '../../src/api/a2aagent.js';
 import { CardParseError, parseCard, staticChecks, type ParsedCard } from '../../src/card/index.js';
-import { mapInterfaces, operatorCheckOptions } from '../../src/controller/interface-map.js';
+import { mapInterfaces, operatorCheckOptions } from '../../src/observation/interface-map.js';
 
 const card = parseCard({
   name: 'a',

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
 import { observePod } from '../../src/controller/pod-state.js';
-import { podPort } from '../../src/controller/port-mapping.js';
+import { podPort } from '../../src/observation/port-mapping.js';
 
 const INHERITED = [
   'constructor',

@@ -21,7 +21,7 @@ import {
   type ObservedPod,
   type PodCard,
   type PodObservation,
-} from '../../src/controller/observed.js';
+} from '../../src/observation/observed.js';
 import type { AgentObject } from '../../src/controller/reconciler.js';
 
 export const NOW = new Date('2030-01-01T00:00:00.000Z');

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { OwnedCache, OwnedCaches } from '../../src/controller/apply-routing.js';
 import { currentRouting } from '../../src/controller/current-routing.js';
-import { interfaceKey } from '../../src/controller/observed.js';
+import { interfaceKey } from '../../src/observation/observed.js';
 import { advertisedCard } from '../../src/routing/advertised-card.js';
 import { CARD_KEY, cardConfigMapName } from '../../src/routing/objects.js';
 import { keys, parsed, v1Raw } from './reconcile-fixtures.js';

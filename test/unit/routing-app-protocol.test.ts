@@ -3,7 +3,7 @@
 // advertised, a mesh reading `appProtocol: grpc` would break the JSON-RPC traffic routed there.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mapInterfaces } from '../../src/controller/interface-map.js';
+import { mapInterfaces } from '../../src/observation/interface-map.js';
 import { appProtocolFor, buildEndpointSlices, buildService, type Owner } from '../../src/routing/objects.js';
 import { parsed, seedRaw, seedSpec } from './reconcile-fixtures.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { A2AAgentSpec, DNS1035_LABEL } from '../../src/api/a2aagent.js';
-import type { PodObservation } from '../../src/controller/observed.js';
+import type { PodObservation } from '../../src/observation/observed.js';
 import { MAX_CARD_BYTES } from '../../src/probe/fetch-card.js';
 import {
   buildEndpointSlices,

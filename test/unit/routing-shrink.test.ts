@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { InterfaceState } from '../../src/api/conditions.js';
 import { decide, decideShrink, type CurrentRouting, type DecideInput } from '../../src/controller/decide.js';
-import { type PodObservation } from '../../src/controller/observed.js';
+import { type PodObservation } from '../../src/observation/observed.js';
 import { advertisedCard } from '../../src/routing/advertised-card.js';
 import { sliceWithEndpoints } from '../../src/routing/objects.js';
 import { shrinkRouting, type ShrinkPod } from '../../src/routing/shrink.js';

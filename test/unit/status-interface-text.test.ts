@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decide } from '../../src/controller/decide.js';
-import { statusInterface } from '../../src/controller/observed.js';
+import { statusInterface } from '../../src/observation/observed.js';
 import { input, LATER, okCard, pod, V, v1Raw } from './reconcile-fixtures.js';
 
 const hostileUrl = `http://agent.internal:8080/a2a?access_token=s3cr3t-value\u001b[31m&x=${'y'.repeat(600)}`;

@@ -9,8 +9,8 @@ import { A2AAgentStatus, MAX_STATUS_PODS, type Condition } from '../../src/api/a
 import { InterfaceState } from '../../src/api/conditions.js';
 import { interfaceEvidence } from '../../src/controller/aggregate.js';
 import { decide, type Decision } from '../../src/controller/decide.js';
-import { mapInterfaces } from '../../src/controller/interface-map.js';
-import type { PodObservation } from '../../src/controller/observed.js';
+import { mapInterfaces } from '../../src/observation/interface-map.js';
+import type { PodObservation } from '../../src/observation/observed.js';
 import { buildEndpointSlices } from '../../src/routing/objects.js';
 import { shrinkRouting } from '../../src/routing/shrink.js';
 import { allVerified, input, keys, okCard, parsed, pod, spec, V, v1Raw } from './reconcile-fixtures.js';

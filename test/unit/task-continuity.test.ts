@@ -88,7 +88,7 @@ async function stepWith(
   extra: Partial<ContinuityStep> = {},
 ): Promise<{ condition: Awaited<ReturnType<typeof taskContinuityCondition>>; calls: number }> {
   const { parseCard } = await import('../../src/card/index.js');
-  const { interfaceKey } = await import('../../src/controller/observed.js');
+  const { interfaceKey } = await import('../../src/observation/observed.js');
   const parsed = parseCard(card);
   if (!('interfaces' in parsed)) throw new Error('card');
   let calls = 0;

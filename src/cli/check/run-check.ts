@@ -19,7 +19,7 @@ import {
   type ParsedCard,
   type StaticCheckOptions,
 } from '../../card/index.js';
-import { MAX_INTERFACES } from '../../controller/interface-map.js';
+import { MAX_INTERFACES } from '../../observation/interface-map.js';
 import { fetchCard, Prober, type TlsSettings } from '../../probe/index.js';
 import { ExitError } from '../cli-errors.js';
 import type { CapabilityMode, CheckedCapability, CheckedInterface, CheckReport } from './check-report.js';

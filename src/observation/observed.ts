@@ -1,12 +1,20 @@
 /**
- * What the reconciler gathered for one agent, in plain data: the input of `decide`. Nothing
- * here does I/O; the gather step (reconciler.ts) fills it from caches and probes.
+ * What the reconciler gathered for one agent, in plain data: the input of `decide`, and of the
+ * routing builders. Nothing here does I/O; the gather step (controller/reconciler.ts) fills it
+ * from caches and probes.
  */
-import type { CapabilityFinding } from './probe-backend.js';
-import type { InterfaceState } from '../api/conditions.js';
-import type { CardInterface, Finding, ParsedCard } from '../card/index.js';
+import type { CapabilityState, InterfaceState } from '../api/conditions.js';
+import type { Capability, CardInterface, Finding, ParsedCard } from '../card/index.js';
 import { displayText } from '../text/display-text.js';
 import { displayUrl } from '../text/display-url.js';
+
+/** One capability claim of a verified interface, as found (docs/conditions.md, "Capability truth"). */
+export interface CapabilityFinding {
+  capability: Capability;
+  declared: boolean;
+  state: CapabilityState;
+  message: string;
+}
 
 /** A pod selected by the agent, reduced to what the decision needs. */
 export interface ObservedPod {
