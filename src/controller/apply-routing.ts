@@ -273,48 +273,59 @@ export async function applyRouting(
     writes++;
   };
   await checkNotForeign(client, caches, owner, desired, signal, early);
-  const actualService = caches.services.get(ns, serviceName);
-  const ports = foreignPorts(desired.service, actualService);
-  // A selector another writer added: the cluster's EndpointSlice controller would route the
-  // Service to every pod it matches, verified or not. Server-side apply leaves fields it does
-  // not own, so it is removed with a merge patch, like foreign ports.
-  const selector = Boolean(actualService?.spec?.selector);
-  if (ports || selector) {
-    await client.request({
-      method: 'PATCH',
-      path: `/api/v1/namespaces/${ns}/services/${serviceName}`,
-      body: {
-        spec: {
-          ...(ports ? { ports: desired.service.spec?.ports } : {}),
-          ...(selector ? { selector: null } : {}),
+  // A write before the slices that the API refuses (an admission policy, a 422) must not hold
+  // a withdrawal back: the slices are then written withdraw-only (nothing added, nothing made
+  // ready) and the refusal is the apply's error. Lease loss and shutdown stop everything.
+  const refusal = async (step: () => Promise<void>): Promise<{ err: unknown } | undefined> => {
+    try {
+      await step();
+      return undefined;
+    } catch (err) {
+      if (signal?.aborted || isNotLeader(err)) throw err;
+      return { err };
+    }
+  };
+  const serviceRefused = await refusal(async () => {
+    const actualService = caches.services.get(ns, serviceName);
+    const ports = foreignPorts(desired.service, actualService);
+    // A selector another writer added: the cluster's EndpointSlice controller would route the
+    // Service to every pod it matches, verified or not. Server-side apply leaves fields it does
+    // not own, so it is removed with a merge patch, like foreign ports.
+    const selector = Boolean(actualService?.spec?.selector);
+    if (ports || selector) {
+      await client.request({
+        method: 'PATCH',
+        path: `/api/v1/namespaces/${ns}/services/${serviceName}`,
+        body: {
+          spec: {
+            ...(ports ? { ports: desired.service.spec?.ports } : {}),
+            ...(selector ? { selector: null } : {}),
+          },
         },
-      },
-      contentType: ContentType.merge,
-      signal,
-    });
-    writes++;
-  }
-  await write(desired.service, actualService);
+        contentType: ContentType.merge,
+        signal,
+      });
+      writes++;
+    }
+    await write(desired.service, actualService);
+  });
   const cmName = desired.configMap.metadata!.name!;
   let cardNow: KubernetesObject | undefined = caches.configMaps.get(ns, cmName);
   // The interim card goes first so the published card never names an interface the slices no
-  // longer route. If the API refuses it, the slices still withdraw (a withdrawal never waits
-  // on the card) but do not grow: the published card still names what the interim dropped.
-  // They grow after the final card, if that is written; refused, its error is the apply's.
-  let cardRefused = false;
-  if (desired.interimConfigMap && drifted(desired.interimConfigMap, cardNow)) {
-    try {
-      await write(desired.interimConfigMap, cardNow);
-      cardNow = desired.interimConfigMap;
-    } catch (err) {
-      if (signal?.aborted || isNotLeader(err)) throw err;
-      cardRefused = true;
-    }
-  }
+  // longer route. Refused, the slices withdraw only (the published card still names what the
+  // interim dropped) and grow after the final card, if that is written.
+  const interim = desired.interimConfigMap;
+  const cardRefused =
+    interim && drifted(interim, cardNow)
+      ? await refusal(async () => {
+          await write(interim, cardNow);
+          cardNow = interim;
+        })
+      : undefined;
   const wanted = new Set(desired.slices.map((s) => s.metadata!.name!));
   const writeAll = (slices: readonly V1EndpointSlice[]) =>
     writeSlices(slices, (s) => write(s, caches.slices.get(ns, s.metadata!.name!)));
-  if (cardRefused) {
+  if (serviceRefused || cardRefused) {
     const current = ownedCandidates(caches.slices, ns, owner.name).filter(
       (s) => s.metadata?.labels?.['kubernetes.io/service-name'] === serviceName && ownedBy(s, owner.uid),
     );
@@ -345,6 +356,7 @@ export async function applyRouting(
       }
     }
   }
+  if (serviceRefused) throw serviceRefused.err;
   await write(desired.configMap, cardNow);
   if (cardRefused) await writeAll(desired.slices);
   return { writes };

@@ -58,6 +58,8 @@ function state(cardKeys: string[], endpoints: Record<string, string[]>, obs: Pod
 interface Refusal {
   kind: string;
   times?: number;
+  /** The Service is not there yet (so its write is due). */
+  noService?: boolean;
 }
 
 function cluster(initial: KubernetesObject[], refuse?: Refusal) {
@@ -134,7 +136,10 @@ function decided(
 ) {
   const obs = pods(now);
   const init = before && state(before.card, before.endpoints, obs);
-  const c = cluster(init ? [init.service, ...init.slices, init.configMap] : [], refuse);
+  const c = cluster(
+    init ? [...(refuse?.noService ? [] : [init.service]), ...init.slices, init.configMap] : [],
+    refuse,
+  );
   const d = decide(input({ pods: obs, current: c.current() }));
   assert.ok(d.routing, 'full routing expected');
   const r = d.routing;
@@ -228,8 +233,7 @@ describe('apply-routing: a refused card never holds a withdrawal back', () => {
     now: Record<string, VerdictSpec[]>,
     refusal: Refusal,
   ) {
-    const { obs, c, d, apply } = decided(before, now, refusal);
-    assert.ok(d.routing?.interim, 'an interim card is due');
+    const { obs, c, apply } = decided(before, now, refusal);
     const initial = violations(c.snapshot(), obs);
     const outcome = await apply().then(
       () => undefined,
@@ -268,6 +272,20 @@ describe('apply-routing: a refused card never holds a withdrawal back', () => {
     assert.ok(r.outcome instanceof ApiError && r.outcome.status === 422, String(r.outcome));
     assert.deepEqual(r.endpoints('http'), ['a']);
     assert.deepEqual(r.endpoints('grpc'), ['a', 'b']);
+  });
+
+  it('the Service refused: the slices withdraw, nothing grows, only the card that drops is written, the apply fails', async () => {
+    // R failed on a (confirmed), G on b: R and G go from the card; http would grow to b.
+    const r = await refused(
+      { card: [J, R, G], endpoints: { http: ['a'], grpc: ['a', 'b'] } },
+      { a: [V, S.Unimplemented, V], b: [V, S.Unimplemented, S.Unimplemented] },
+      { kind: 'Service', noService: true },
+    );
+    assert.ok(r.outcome instanceof ApiError && r.outcome.status === 422, String(r.outcome));
+    assert.deepEqual(r.endpoints('grpc'), ['a'], 'b withdrawn from grpc');
+    assert.deepEqual(r.endpoints('http'), ['a'], 'http does not grow');
+    // The card that only drops R is written (dropping is always safe), the final one is not.
+    assert.deepEqual(r.log, ['ConfigMap/billing-agent-card', 'EndpointSlice/billing-grpc']);
   });
 
   it('the interim refused once, the final card written: the slices grow after it', async () => {
