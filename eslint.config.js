@@ -37,9 +37,10 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
     'no-restricted-imports': [
       'error',
       {
+        // Relative paths only: a package subpath (`@a2a-js/sdk/client/...`) is not a folder of src/.
         patterns: FOLDERS.filter((f) => f !== folder && !allowed.includes(f)).map((f) => ({
-          group: [`**/${f}/*`, `**/${f}/**`],
-          message: `src/${folder} is below src/${f}: move what both need into a lower folder.`,
+          regex: `^(\\.\\./)+${f}/`,
+          message: `src/${folder} may not import src/${f} (eslint.config.js LAYERS): move what both need into a folder both may import.`,
         })),
       },
     ],

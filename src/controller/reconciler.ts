@@ -5,8 +5,8 @@
  *
  * A failure of the apply phase never leaves status behind: it is written (apply-failure.ts)
  * before the error goes to the queue, classified as Flux does (src/kube/errors.ts
- * classifyError): stalling ends in a TerminalError (no backoff; probing goes on at the probe
- * period), waiting requeues at the probe period, transient backs off. A signing key that cannot sign is
+ * classifyError): stalling ends in a TerminalError (no backoff; the probes keep their
+ * schedule), waiting requeues when the probes are due, transient backs off. A signing key that cannot sign is
  * a spec problem (SigningKeyInvalid), so it holds full routing without stopping withdrawals;
  * a valid one signs only when the unsigned card changes (a2a.dev/signed-from).
  */
@@ -29,6 +29,7 @@ import { classifyError, isNotFound, isNotLeader, TerminalError } from '../kube/e
 import { loggableError } from '../kube/controller.js';
 import type { EventRecorder } from '../kube/events.js';
 import type { Informer } from '../kube/informer.js';
+import type { Priority } from '../kube/workqueue.js';
 import { matchesSelector } from '../kube/selector.js';
 import type { AdvertisedCard } from '../routing/advertised-card.js';
 import {
@@ -186,6 +187,14 @@ export interface ReconcilerDeps {
 
 /** Floor on requeue delays so a burst of due probes does not spin the queue. */
 const MIN_REQUEUE_MS = 200;
+
+/** A reconcile's next visit as a TerminalError's revisit. */
+function toRevisit(next: ReconcileResult): { afterMs: number; priority: Priority } {
+  return {
+    afterMs: next.requeueAfterMs ?? 0,
+    priority: next.priority ?? 'high',
+  };
+}
 
 /** How long a first visit may run before it writes InProgress (see DeferredWrite). */
 export const PROGRESS_GRACE_MS = 1000;
@@ -531,17 +540,16 @@ export class AgentReconciler {
         if (signal.aborted || isNotLeader(err)) throw err;
         log.warn({ err: loggableError(err) }, 'status write failed after a failed apply');
       }
-      // Stalling: no backoff (the same write is refused again), but the probes go on at the
-      // period, so a break found meanwhile is still withdrawn, and an admission policy lifted
-      // is seen without a change to the A2AAgent.
+      // Stalling (the same write is refused again) and waiting (on someone else: RBAC, a
+      // conflicting object): no backoff, but the probes keep their schedule (confirming a
+      // failure fast included), so a break found meanwhile is still withdrawn, and a fix that
+      // is no change to the A2AAgent (a policy lifted, a verb granted) is seen.
       if (failure.class === 'stalling')
         throw new TerminalError(`${failure.reason}: ${message}`, {
           cause: applyError,
-          revisitAfterMs: spec.probe.periodSeconds * 1000,
+          revisit: toRevisit(this.nextVisit(spec, problems, observed)),
         });
-      // Waiting on someone else (a conflicting object, RBAC): a routine revisit, not urgent.
-      if (failure.class === 'waiting')
-        return { requeueAfterMs: spec.probe.periodSeconds * 1000, priority: 'low' };
+      if (failure.class === 'waiting') return this.nextVisit(spec, problems, observed);
       throw applyError;
     }
     this.deps.observer?.decided?.(key, decision, enforce);

@@ -4,14 +4,14 @@
  *
  * | outcome                         | queue action                       |
  * |---------------------------------|------------------------------------|
- * | throws `TerminalError`          | forget; `addAfter` its revisit, if any (low priority) |
+ * | throws `TerminalError`          | forget; `addAfter` its revisit, if any |
  * | throws anything else / times out| `addRateLimited` (per-key backoff) |
  * | `{ requeueAfterMs > 0 }`        | forget, then `addAfter` (priority) |
  * | success                         | forget                             |
  *
  * Reconcilers choose the row by error class (errors.ts `classifyError`): stalling errors become
- * `TerminalError` (with a revisit at the period), waiting ones a `requeueAfterMs` at the period,
- * transient ones are rethrown.
+ * `TerminalError` (with a revisit when the probes are due), waiting ones a `requeueAfterMs`
+ * when the probes are due, transient ones are rethrown.
  *
  * A key is never reconciled by two workers at once (the queue guarantees it). Reconcile is
  * level-based: it gets only the key and reads current state itself.
@@ -171,8 +171,8 @@ export class Controller {
       const terminal = isTerminalError(err);
       if (terminal) {
         this.queue.forget(key);
-        if (err.revisitAfterMs !== undefined && err.revisitAfterMs > 0)
-          this.queue.addAfter(key, err.revisitAfterMs, 'low');
+        if (err.revisit && err.revisit.afterMs > 0)
+          this.queue.addAfter(key, err.revisit.afterMs, err.revisit.priority);
         outcome = 'terminal_error';
       } else {
         this.queue.addRateLimited(key);

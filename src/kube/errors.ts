@@ -1,3 +1,5 @@
+import type { Priority } from './workqueue.js';
+
 /**
  * Error classes that decide behaviour. Callers branch on the class and on HTTP status, never
  * on message text (STYLE rule 8/9).
@@ -7,16 +9,19 @@
  * A reconcile error that retrying cannot fix (a spec problem that needs a person). The
  * controller engine records it and does not back off; the next change to the object enqueues
  * it again. Mirrors controller-runtime's `reconcile.TerminalError`, with one addition:
- * `revisitAfterMs` schedules one routine (low-priority) visit, for a reconciler whose work is
- * more than the refused write: the operator's probes must go on while one object is refused,
- * or a break found meanwhile would never be withdrawn.
+ * `revisit` schedules one visit as a successful reconcile's `requeueAfterMs` would, for a
+ * reconciler whose work is more than the refused write: the operator's probes must go on
+ * while one object is refused, or a break found meanwhile would never be withdrawn.
  */
 export class TerminalError extends Error {
   override readonly name = 'TerminalError';
-  readonly revisitAfterMs: number | undefined;
-  constructor(message: string, options?: { cause?: unknown; revisitAfterMs?: number }) {
+  readonly revisit: { afterMs: number; priority: Priority } | undefined;
+  constructor(
+    message: string,
+    options?: { cause?: unknown; revisit?: { afterMs: number; priority: Priority } },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.revisitAfterMs = options?.revisitAfterMs;
+    this.revisit = options?.revisit;
   }
 }
 
@@ -82,7 +87,7 @@ export const isAlreadyExists = (err: unknown): boolean =>
  *
  * | class       | meaning                                           | queue                         |
  * |-------------|---------------------------------------------------|-------------------------------|
- * | `stalling`  | the API refused the object we built (422, 400, 413): retrying the write alone cannot help | no backoff (`TerminalError`); a routine revisit at the probe period keeps probing |
+ * | `stalling`  | the API refused the object we built (422, 400, 413): retrying the write alone cannot help | no backoff (`TerminalError`); its revisit keeps the probes' schedule |
  * | `waiting`   | something outside the object must change (RBAC 403, a Secret's content, which is not watched) | requeue at the probe period |
  * | `transient` | anything else: 409 stale write, 429, 5xx, network, timeouts | per-key exponential backoff |
  */

@@ -1,18 +1,22 @@
 /**
  * The part of a full routing's slices that only withdraws. Full routing writes the card that
  * drops interfaces before the slices that grow because of it (make before break, docs/routing.md);
- * when that card cannot be written (the API refuses it), the slices may still shrink, never
- * grow: the published card names what it named, so every endpoint routed now keeps the
- * violations it had and no new endpoint can add one.
+ * when that card (or the Service) cannot be written, the slices may still shrink, never grow:
+ * the published card names what it named, so every endpoint routed now keeps the violations it
+ * had and no new endpoint can add one.
  *
- * An endpoint is kept when the same pod at the same address is routed now on the same port in
- * any of the agent's slices (an endpoint moving between a port's chunks stays), with its
- * `ready`/`serving` only as true as both the desired and the current entry say. A slice that
- * does not exist now is not created.
+ * An endpoint is kept when the same pod at the same address is routed now on the same port
+ * (name, number and protocol) in any of the agent's slices: an endpoint moving between a port's
+ * chunks, or to a slice renamed because the port's numbers changed, stays. Its `ready` and
+ * `serving` are only as true as both the desired and the current entry say. A slice that does
+ * not exist now is created only to carry such endpoints.
  */
 import type { V1Endpoint, V1EndpointSlice } from '@kubernetes/client-node';
 
-const portOf = (s: V1EndpointSlice): string => s.ports?.[0]?.name ?? '';
+const portOf = (s: V1EndpointSlice): string => {
+  const p = s.ports?.[0];
+  return `${p?.name ?? ''}/${p?.port ?? ''}/${p?.protocol ?? 'TCP'}`;
+};
 const idOf = (e: V1Endpoint): string => `${e.targetRef?.uid ?? ''}/${e.addresses.join(',')}`;
 
 export function withdrawalsOnly(
@@ -26,19 +30,19 @@ export function withdrawalsOnly(
     routed.set(portOf(s), port);
   }
   const exists = new Set(current.map((s) => s.metadata?.name));
-  return desired
-    .filter((s) => exists.has(s.metadata?.name))
-    .map((s) => {
-      const now = routed.get(portOf(s));
-      const endpoints: V1Endpoint[] = [];
-      for (const e of s.endpoints ?? []) {
-        const was = now?.get(idOf(e));
-        if (!was) continue;
-        // Unset means ready (EndpointSlice API): only an explicit false holds one back.
-        const ready = (e.conditions?.ready ?? true) && (was.conditions?.ready ?? true);
-        const serving = (e.conditions?.serving ?? true) && (was.conditions?.serving ?? true);
-        endpoints.push({ ...e, conditions: { ...e.conditions, ready, serving } });
-      }
-      return { ...s, endpoints };
-    });
+  const out: V1EndpointSlice[] = [];
+  for (const s of desired) {
+    const now = routed.get(portOf(s));
+    const endpoints: V1Endpoint[] = [];
+    for (const e of s.endpoints ?? []) {
+      const was = now?.get(idOf(e));
+      if (!was) continue;
+      // Unset means ready (EndpointSlice API): only an explicit false holds one back.
+      const ready = (e.conditions?.ready ?? true) && (was.conditions?.ready ?? true);
+      const serving = (e.conditions?.serving ?? true) && (was.conditions?.serving ?? true);
+      endpoints.push({ ...e, conditions: { ...e.conditions, ready, serving } });
+    }
+    if (endpoints.length > 0 || exists.has(s.metadata?.name)) out.push({ ...s, endpoints });
+  }
+  return out;
 }

@@ -103,7 +103,7 @@ describe('Controller', () => {
     const runs: number[] = [];
     const { c, clock, rec } = setup(async () => {
       runs.push(clock.now());
-      throw new TerminalError('refused by policy', { revisitAfterMs: 5_000 });
+      throw new TerminalError('refused by policy', { revisit: { afterMs: 5_000, priority: 'low' } });
     });
     const t0 = clock.now();
     c.start();

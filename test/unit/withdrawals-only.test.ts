@@ -10,10 +10,10 @@ const ep = (pod: string, ip: string, ready = true): V1Endpoint => ({
   conditions: { ready, serving: ready, terminating: false },
   targetRef: { kind: 'Pod', name: pod, uid: `uid-${pod}` },
 });
-const slice = (name: string, port: string, endpoints: V1Endpoint[]): V1EndpointSlice => ({
+const slice = (name: string, port: string, endpoints: V1Endpoint[], number = 8080): V1EndpointSlice => ({
   addressType: 'IPv4',
   metadata: { name },
-  ports: [{ name: port, port: 8080 }],
+  ports: [{ name: port, port: number, protocol: 'TCP' }],
   endpoints,
 });
 const routed = (slices: V1EndpointSlice[]) =>
@@ -33,13 +33,30 @@ describe('withdrawalsOnly', () => {
     assert.deepEqual(routed(withdrawalsOnly(desired, current)), { 'b-http': ['b@10.0.0.2'] });
   });
 
-  it('a slice that does not exist now is not created', () => {
+  it('a slice that does not exist now is created only to carry what is routed now', () => {
     const current = [slice('b-http', 'http', [ep('a', '10.0.0.1')])];
     const desired = [
       slice('b-http', 'http', [ep('a', '10.0.0.1')]),
       slice('b-grpc', 'grpc', [ep('a', '10.0.0.1')]),
     ];
     assert.deepEqual(routed(withdrawalsOnly(desired, current)), { 'b-http': ['a@10.0.0.1'] });
+  });
+
+  it('a slice renamed because its port numbers split keeps the endpoints routed at that number', () => {
+    // A named targetPort: b's container port differs, so b-http becomes b-http-8080 and -9090.
+    const current = [slice('b-http', 'http', [ep('a', '10.0.0.1')])];
+    const desired = [
+      slice('b-http-8080', 'http', [ep('a', '10.0.0.1')]),
+      slice('b-http-9090', 'http', [ep('b', '10.0.0.2')], 9090),
+    ];
+    assert.deepEqual(routed(withdrawalsOnly(desired, current)), { 'b-http-8080': ['a@10.0.0.1'] });
+  });
+
+  it('a pod routed at another port number is not routed at the new one', () => {
+    // The published card's interfaces were verified at 8080; at 9090 the pod may serve less.
+    const current = [slice('b-http', 'http', [ep('a', '10.0.0.1')])];
+    const desired = [slice('b-http', 'http', [ep('a', '10.0.0.1')], 9090)];
+    assert.deepEqual(routed(withdrawalsOnly(desired, current)), { 'b-http': [] });
   });
 
   it('a pod at a new address is not the endpoint routed now', () => {
