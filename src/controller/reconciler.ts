@@ -6,9 +6,9 @@
  * A failure of the apply phase never leaves status behind: it is written (apply-failure.ts)
  * before the error goes to the queue, classified as Flux does (src/kube/errors.ts
  * classifyError): stalling ends in a TerminalError (no backoff; the probes keep their
- * schedule), waiting requeues when the probes are due, transient backs off. A signing key that cannot sign is
- * a spec problem (SigningKeyInvalid), so it holds full routing without stopping withdrawals;
- * a valid one signs only when the unsigned card changes (a2a.dev/signed-from).
+ * schedule), waiting requeues when the probes are due, transient backs off. A signing key that
+ * cannot sign is a spec problem (SigningKeyInvalid), so it holds full routing without stopping
+ * withdrawals; a valid one signs only when the unsigned card changes (a2a.dev/signed-from).
  */
 import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';

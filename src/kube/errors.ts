@@ -88,7 +88,7 @@ export const isAlreadyExists = (err: unknown): boolean =>
  * | class       | meaning                                           | queue                         |
  * |-------------|---------------------------------------------------|-------------------------------|
  * | `stalling`  | the API refused the object we built (422, 400, 413): retrying the write alone cannot help | no backoff (`TerminalError`); its revisit keeps the probes' schedule |
- * | `waiting`   | something outside the object must change (RBAC 403, a Secret's content, which is not watched) | requeue at the probe period |
+ * | `waiting`   | something outside the object must change (RBAC 403, a Secret's content, which is not watched) | requeue when the probes are due (at most a period) |
  * | `transient` | anything else: 409 stale write, 429, 5xx, network, timeouts | per-key exponential backoff |
  */
 export type ErrorClass = 'stalling' | 'waiting' | 'transient';
