@@ -57,6 +57,18 @@ function ownedBy(obj: KubernetesObject | undefined, uid: string): boolean {
   return Boolean(obj?.metadata?.ownerReferences?.some((r) => r.uid === uid && r.controller));
 }
 
+/** The cached slices this agent (this UID, not a predecessor) routes its Service through. */
+function ownSlices(caches: OwnedCaches, owner: Owner, serviceName: string): V1EndpointSlice[] {
+  return ownedCandidates(caches.slices, owner.namespace, owner.name).filter((s) => {
+    const labels = s.metadata?.labels ?? {};
+    return (
+      labels['kubernetes.io/service-name'] === serviceName &&
+      labels['endpointslice.kubernetes.io/managed-by'] === SLICE_MANAGED_BY &&
+      ownedBy(s, owner.uid)
+    );
+  });
+}
+
 /** Fields we set, compared with what is stored (server defaults such as clusterIP are ignored). */
 function drifted(desired: KubernetesObject, actual: KubernetesObject | undefined): boolean {
   if (!actual) return true;
@@ -326,19 +338,10 @@ export async function applyRouting(
   const writeAll = (slices: readonly V1EndpointSlice[]) =>
     writeSlices(slices, (s) => write(s, caches.slices.get(ns, s.metadata!.name!)));
   if (serviceRefused || cardRefused) {
-    const current = ownedCandidates(caches.slices, ns, owner.name).filter(
-      (s) => s.metadata?.labels?.['kubernetes.io/service-name'] === serviceName && ownedBy(s, owner.uid),
-    );
-    await writeAll(withdrawalsOnly(desired.slices, current));
+    await writeAll(withdrawalsOnly(desired.slices, ownSlices(caches, owner, serviceName)));
   } else await writeAll(desired.slices);
-  for (const s of ownedCandidates(caches.slices, ns, owner.name)) {
-    const labels = s.metadata?.labels ?? {};
-    if (
-      labels['kubernetes.io/service-name'] === serviceName &&
-      labels['endpointslice.kubernetes.io/managed-by'] === SLICE_MANAGED_BY &&
-      ownedBy(s, owner.uid) &&
-      !wanted.has(s.metadata!.name!)
-    ) {
+  for (const s of ownSlices(caches, owner, serviceName)) {
+    if (!wanted.has(s.metadata!.name!)) {
       try {
         await client.request({
           method: 'DELETE',
