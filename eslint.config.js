@@ -17,6 +17,8 @@ const LAYERS = {
   probe: ['api', 'card', 'text'],
   routing: ['api', 'card', 'observation', 'text'],
   client: ['api', 'card', 'probe', 'text'],
+  controller: ['api', 'card', 'client', 'kube', 'observation', 'probe', 'routing', 'text'],
+  operator: ['api', 'card', 'client', 'controller', 'kube', 'observation', 'probe', 'routing', 'text'],
 };
 const FOLDERS = [
   'text',
@@ -31,21 +33,31 @@ const FOLDERS = [
   'operator',
   'cli',
 ];
-const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
-  files: [`src/${folder}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        // Relative paths only: a package subpath (`@a2a-js/sdk/client/...`) is not a folder of src/.
-        patterns: FOLDERS.filter((f) => f !== folder && !allowed.includes(f)).map((f) => ({
-          regex: `^(\\.\\./)+${f}/`,
-          message: `src/${folder} may not import src/${f} (eslint.config.js LAYERS): move what both need into a folder both may import.`,
+const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
+  const banned = FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
+  const message = (f) =>
+    `src/${folder} may not import src/${f} (eslint.config.js LAYERS): move what both need into a folder both may import.`;
+  return {
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          // Relative paths only: a package subpath (`@a2a-js/sdk/client/...`) is not a folder of src/.
+          patterns: banned.map((f) => ({ regex: `^(\\.\\./)+${f}/`, message: message(f) })),
+        },
+      ],
+      // no-restricted-imports does not see `await import('...')`: the same ban for those.
+      'no-restricted-syntax': [
+        'error',
+        ...banned.map((f) => ({
+          selector: `ImportExpression[source.value=/^(\\.\\.\\/)+${f}\\//]`,
+          message: message(f),
         })),
-      },
-    ],
-  },
-}));
+      ],
+    },
+  };
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'charts/**', 'test/controlplane/**'] },
