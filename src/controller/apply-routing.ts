@@ -18,7 +18,7 @@ import type { KubernetesObject, V1ConfigMap, V1EndpointSlice, V1Service } from '
 import { Reason } from '../api/conditions.js';
 import { ContentType, type KubeClient } from '../kube/client.js';
 import { applyObject, resourcePath, semanticEqual, type ApplyBody } from '../kube/apply.js';
-import { isConflict, isNotFound, isNotLeader } from '../kube/errors.js';
+import { ApiError, isConflict, isNotFound, isNotLeader } from '../kube/errors.js';
 import type { Informer } from '../kube/informer.js';
 import { API_PATHS, claimByName, type EarlyClaims } from './name-claims.js';
 import { ownerIndexKey, staleObjects, type InventoryObject, type Keep } from '../routing/inventory.js';
@@ -359,10 +359,21 @@ export async function applyRouting(
       }
     }
   }
-  if (serviceRefused) throw serviceRefused.err;
+  if (serviceRefused)
+    throw cardRefused ? bothRefused(serviceRefused.err, cardRefused.err) : serviceRefused.err;
   await write(desired.configMap, cardNow);
   if (cardRefused) await writeAll(desired.slices);
   return { writes };
+}
+
+/**
+ * The Service and the interim card both refused: one error, of the Service's class, that names
+ * both, so status shows every write to fix instead of the second only after the first is fixed.
+ */
+function bothRefused(service: unknown, card: unknown): unknown {
+  if (!(service instanceof ApiError)) return service;
+  const text = (e: unknown) => (e instanceof Error ? e.message : String(e));
+  return new ApiError(service.status, service.reason, `${text(service)}; ${text(card)}`, service.request);
 }
 
 /**

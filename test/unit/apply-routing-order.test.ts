@@ -54,9 +54,9 @@ function state(cardKeys: string[], endpoints: Record<string, string[]>, obs: Pod
 }
 
 /** A client and caches over one in-memory store; every write lands in the store (and the log). */
-/** Refuses (422) writes of one kind: every one, or the first `times`. */
+/** Refuses (422) writes of the kinds named: every one, or the first `times`. */
 interface Refusal {
-  kind: string;
+  kind: string | readonly string[];
   times?: number;
   /** The Service is not there yet (so its write is due). */
   noService?: boolean;
@@ -74,11 +74,12 @@ function cluster(initial: KubernetesObject[], refuse?: Refusal) {
       if (
         refuse &&
         req.method === 'PATCH' &&
-        body?.kind === refuse.kind &&
+        body?.kind !== undefined &&
+        [refuse.kind].flat().includes(body.kind) &&
         refused < (refuse.times ?? Infinity)
       ) {
         refused++;
-        return Promise.reject(new ApiError(422, 'Invalid', `${refuse.kind} refused by policy`, 'PATCH'));
+        return Promise.reject(new ApiError(422, 'Invalid', `${body.kind} refused by policy`, 'PATCH'));
       }
       if (req.method === 'PATCH' && body?.kind) {
         store.set(`${body.kind}/${body.metadata!.name}`, structuredClone(body));
@@ -286,6 +287,19 @@ describe('apply-routing: a refused card never holds a withdrawal back', () => {
     assert.deepEqual(r.endpoints('http'), ['a'], 'http does not grow');
     // The card that only drops R is written (dropping is always safe), the final one is not.
     assert.deepEqual(r.log, ['ConfigMap/billing-agent-card', 'EndpointSlice/billing-grpc']);
+  });
+
+  it('the Service and the card refused: the slices withdraw, the error names both', async () => {
+    const r = await refused(
+      { card: [J, R, G], endpoints: { http: ['a'], grpc: ['a', 'b'] } },
+      { a: [V, S.Unimplemented, V], b: [V, S.Unimplemented, S.Unimplemented] },
+      { kind: ['Service', 'ConfigMap'], noService: true },
+    );
+    assert.ok(r.outcome instanceof ApiError && r.outcome.status === 422, String(r.outcome));
+    assert.match(r.outcome.message, /Service refused by policy; ConfigMap refused by policy/);
+    assert.deepEqual(r.endpoints('grpc'), ['a'], 'b withdrawn from grpc');
+    assert.deepEqual(r.endpoints('http'), ['a'], 'http does not grow');
+    assert.deepEqual(r.log, ['EndpointSlice/billing-grpc']);
   });
 
   it('the interim refused once, the final card written: the slices grow after it', async () => {
