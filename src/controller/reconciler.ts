@@ -451,6 +451,10 @@ export class AgentReconciler {
     // The verdict is known: InProgress, if its grace ran out meanwhile, lands before anything
     // else is written; otherwise it is not written.
     await pending.progress?.settle();
+    if (this.superseded(agent)) {
+      log.info('the agent was deleted or recreated under its name while probing: verdict dropped');
+      return {};
+    }
     await attempt(async () => {
       writes += await this.prune(owner, keep, enforce, log, signal);
     });
@@ -850,13 +854,26 @@ export class AgentReconciler {
     return cached;
   }
 
-  /** Writes status unless it is what the agent shows; returns whether it wrote. */
+  /**
+   * Whether the agent a visit started from is no longer the one the cache holds under its name
+   * (deleted, or deleted and recreated, while the probes ran). Its verdict is then nobody's:
+   * written, it would put the predecessor's status on the new object (which kstatus could read
+   * as Current when the generations match) and routing owned by a UID that is gone. The
+   * informer's events have queued the key again; the next visit decides for what is there.
+   */
+  private superseded(agent: AgentObject): boolean {
+    const now = this.deps.agents.get(agent.metadata?.namespace ?? '', agent.metadata?.name ?? '');
+    return now?.metadata?.uid !== agent.metadata?.uid;
+  }
+
+  /** Writes status unless it is what the agent shows, or the agent was superseded; returns whether it wrote. */
   private async writeStatus(
     agent: AgentObject,
     status: A2AAgentStatus,
     signal: AbortSignal,
   ): Promise<boolean> {
     if (semanticEqual(withoutProbeTime(agent.status), withoutProbeTime(status))) return false;
+    if (this.superseded(agent)) return false;
     const key = `${agent.metadata!.namespace!}/${agent.metadata!.name!}`;
     const prev = this.written.get(key);
     const stale = new Set(prev?.stale);

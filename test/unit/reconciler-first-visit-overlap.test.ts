@@ -4,6 +4,8 @@
 // names. What must not change with it: InProgress is still this generation's first status
 // write, a failed one still fails the reconcile before anything is routed, a foreign Service
 // found by an early read is still a ServiceConflict, and a name the caches hold is not read.
+// An agent deleted, or deleted and recreated under its name, while its first visit probed gets
+// nothing from that visit: no routing owned by the gone UID, no status on the new object.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -31,6 +33,8 @@ interface Options {
   statusGate?: Promise<void>;
   /** Each interface probe answers when this resolves (default: at once). */
   probeGate?: (signal: AbortSignal | undefined) => Promise<void>;
+  /** What the agents cache holds under ns/a once the first probe starts (default: unchanged). */
+  replaceAgent?: (agent: AgentObject) => AgentObject | undefined;
 }
 
 interface Logged {
@@ -84,10 +88,12 @@ function fixture(opts: Options = {}) {
     request,
     get: (path: string, query?: Record<string, string>) => request({ method: 'GET', path, query }),
   } as unknown as KubeClient;
+  let cached: AgentObject | undefined = agent;
   const backend: ProbeBackend = {
     fetchCard: () => Promise.resolve({ kind: 'ok', body: oneInterfaceCard }),
     probe: async (req) => {
       probesStarted++;
+      if (probesStarted === 1 && opts.replaceAgent) cached = opts.replaceAgent(agent);
       release();
       await opts.probeGate?.(req.signal);
       return { state: 'Verified', reason: 'TaskNotFound', message: 'served', durationMs: 1 };
@@ -101,7 +107,7 @@ function fixture(opts: Options = {}) {
   });
   const reconciler = new AgentReconciler({
     client,
-    agents: { get: () => agent, list: () => [agent] },
+    agents: { get: () => cached, list: () => (cached ? [cached] : []) },
     pods: { get: () => pod, list: () => [pod] },
     owned: {
       services: cache(opts.cached?.services),
@@ -157,6 +163,37 @@ void test(
     assert.equal(writes.at(-1), 'PATCH a2aagents/a/status', 'the verdict is written last');
   },
 );
+
+for (const [what, replaceAgent] of [
+  [
+    'recreated under its name',
+    (a: AgentObject): AgentObject => ({
+      ...a,
+      metadata: { ...a.metadata, uid: 'u2', resourceVersion: '99' },
+    }),
+  ],
+  ['deleted', () => undefined],
+] as const) {
+  void test(`${what} while the first visit probed: that visit writes nothing after`, async () => {
+    // A grace longer than the visit: nothing at all. No grace: the InProgress write, issued
+    // before the probes (the agent was still there), and nothing after it.
+    for (const graceMs of [60_000, 0]) {
+      const { reconciler, log } = fixture({ replaceAgent, graceMs, holdApiUntilProbe: true });
+      assert.deepEqual(await reconciler.reconcile('ns/a', signal), {});
+      const writes = log.filter((l) => !l.what.startsWith('GET '));
+      const expected = graceMs === 0 ? ['PATCH a2aagents/a/status'] : [];
+      assert.deepEqual(
+        writes.map((l) => l.what),
+        expected,
+        `grace ${graceMs} ms`,
+      );
+      for (const w of writes) {
+        assert.equal(w.probesStarted, 0);
+        assert.equal(w.status?.conditions?.find((c) => c.type === 'Reconciling')?.status, 'True');
+      }
+    }
+  });
+}
 
 void test('a failed InProgress write fails the reconcile before anything is routed', async () => {
   const { reconciler, log } = fixture({ failProgress: 500 });

@@ -109,15 +109,19 @@ void test('an apply refused with 403: agent_ready and interface_advertised follo
 
 void test('an agent deleted while its reconcile probed: the next reconcile removes every series it left', async () => {
   const { reconciler, metrics, deleteAgent, duringFetch } = fixture();
-  // The informer's delete handler removes the series while the reconcile fetches; it goes on
-  // to decide and sets them again.
+  // The informer's delete handler removes the series while the reconcile fetches; the probes
+  // in flight set theirs again.
   duringFetch(() => (deleteAgent(), metrics.agentRemoved('ns/a')));
   await run(reconciler);
+  // Its probes ran, so their series are set again; its verdict is dropped (the agent is gone),
+  // so the verdict's series are not.
+  const count = async (name: string) => (await series(metrics, name)).length;
   assert.equal(
-    (await series(metrics, 'a2a_operator_agent_ready')).length,
+    await count('a2a_operator_last_probe_timestamp_seconds'),
     1,
-    'set again by the reconcile in flight',
+    'set again by the probes in flight',
   );
+  assert.equal(await count('a2a_operator_agent_ready'), 0, 'no verdict for a deleted agent');
   await run(reconciler); // queued by the delete: the agent is gone
   for (const name of [
     'a2a_operator_agent_ready',
