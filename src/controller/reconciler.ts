@@ -117,11 +117,32 @@ export function stillCandidates(
   return observations.map((o) => {
     if (!o.pod.candidate) return o;
     const fresh = byUid.get(o.pod.uid);
-    if (fresh?.candidate && fresh.ip === o.pod.ip) return o;
+    if (sameCandidate(o, fresh)) return o;
     // Re-addressed but ready: a candidate not fetched yet (holds full routing, leaves its gate).
     if (fresh?.candidate) return { pod: fresh, verdicts: new Map() };
     return { pod: { ...(fresh ?? o.pod), candidate: false }, verdicts: new Map() };
   });
+}
+
+/**
+ * The pods a decision routes, checked against the pod cache once more just before its slices
+ * are built (signing, the InProgress write and pruning come between): a pod gone since, or no
+ * longer the same candidate at the same address, is left out, so the apply does not put back
+ * an endpoint the fast withdrawal path removed meanwhile. Nothing is added.
+ */
+export function stillRoutable(
+  pods: readonly PodObservation[],
+  now: readonly ObservedPod[],
+): PodObservation[] {
+  const byUid = new Map(now.map((p) => [p.uid, p]));
+  return pods.filter((o) => {
+    const fresh = byUid.get(o.pod.uid);
+    return fresh !== undefined && (!o.pod.candidate || sameCandidate(o, fresh));
+  });
+}
+
+function sameCandidate(o: PodObservation, fresh: ObservedPod | undefined): boolean {
+  return fresh !== undefined && fresh.candidate && fresh.ip === o.pod.ip;
 }
 
 export interface AgentObject extends KubernetesObject {
@@ -481,7 +502,14 @@ export class AgentReconciler {
           serviceName,
           {
             service: buildService(owner, serviceName, spec, mapped, new Set(ref.plan.advertised)),
-            slices: buildEndpointSlices(owner, serviceName, spec, ref.plan, ref.pods, mapped),
+            slices: buildEndpointSlices(
+              owner,
+              serviceName,
+              spec,
+              ref.plan,
+              stillRoutable(ref.pods, this.selectedPods(spec, namespace)),
+              mapped,
+            ),
             configMap: tagged(buildCardConfigMap(owner, final.card, unavailable), final.tag),
             ...(interim
               ? {

@@ -8,7 +8,7 @@
 // nothing from that visit: no routing owned by the gone UID, no status on the new object.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { AgentReconciler, PROGRESS_GRACE_MS, type AgentObject } from '../../src/controller/reconciler.js';
 import type { A2AAgentStatus } from '../../src/api/a2aagent.js';
@@ -33,6 +33,8 @@ interface Options {
   statusGate?: Promise<void>;
   /** Each interface probe answers when this resolves (default: at once). */
   probeGate?: (signal: AbortSignal | undefined) => Promise<void>;
+  /** Called when a probe has answered. */
+  afterProbe?: () => void;
   /** What the agents cache holds under ns/a once the first probe starts (default: unchanged). */
   replaceAgent?: (agent: AgentObject) => AgentObject | undefined;
 }
@@ -43,12 +45,15 @@ interface Logged {
   probesStarted: number;
   /** The status a status write carried. */
   status?: A2AAgentStatus;
+  /** The body of a write. */
+  body?: unknown;
 }
 
 function fixture(opts: Options = {}) {
   let rv = 10;
   const agent: AgentObject = agentObject({ routing: { mode: 'Enforce' } }, String(rv));
   const pod = readyPod();
+  let podList = [pod];
   const log: Logged[] = [];
   let probesStarted = 0;
   let release: () => void = () => undefined;
@@ -64,6 +69,7 @@ function fixture(opts: Options = {}) {
       ...(req.method === 'PATCH' && req.path.endsWith('/status')
         ? { status: (req.body as { status: A2AAgentStatus }).status }
         : {}),
+      ...(req.method !== 'GET' ? { body: req.body } : {}),
     });
     if (opts.holdApiUntilProbe) await probeStarted;
     if (req.path.endsWith('/status') && req.path.includes('a2aagents')) {
@@ -96,6 +102,7 @@ function fixture(opts: Options = {}) {
       if (probesStarted === 1 && opts.replaceAgent) cached = opts.replaceAgent(agent);
       release();
       await opts.probeGate?.(req.signal);
+      opts.afterProbe?.();
       return { state: 'Verified', reason: 'TaskNotFound', message: 'served', durationMs: 1 };
     },
   };
@@ -108,7 +115,7 @@ function fixture(opts: Options = {}) {
   const reconciler = new AgentReconciler({
     client,
     agents: { get: () => cached, list: () => (cached ? [cached] : []) },
-    pods: { get: () => pod, list: () => [pod] },
+    pods: { get: () => podList[0], list: () => podList },
     owned: {
       services: cache(opts.cached?.services),
       slices: cache(opts.cached?.slices),
@@ -120,7 +127,7 @@ function fixture(opts: Options = {}) {
     progressGraceMs: opts.graceMs ?? 0,
   });
   const statuses = () => log.filter((l) => l.what === 'PATCH a2aagents/a/status').map((l) => l.status!);
-  return { reconciler, log, statuses };
+  return { reconciler, log, statuses, removePod: () => (podList = []) };
 }
 
 const signal = new AbortController().signal;
@@ -194,6 +201,32 @@ for (const [what, replaceAgent] of [
     }
   });
 }
+
+void test('a pod that left after the decision, before the apply: its endpoint is not put back', async () => {
+  // The decision is made while the InProgress write is held; the pod leaves (the fast
+  // withdrawal path would have taken it out of the slice) before the apply runs.
+  let releaseStatus: () => void = () => undefined;
+  const statusGate = new Promise<void>((resolve) => (releaseStatus = resolve));
+  const f = fixture({
+    graceMs: 0,
+    statusGate,
+    afterProbe: () =>
+      setImmediate(() => {
+        f.removePod();
+        releaseStatus();
+      }),
+  });
+  await f.reconciler.reconcile('ns/a', signal);
+  const verdict = f.statuses().at(-1)!;
+  assert.equal(
+    verdict.interfaces?.find((i) => i.advertised)?.protocolBinding,
+    'JSONRPC',
+    'decided with the pod routed',
+  );
+  const slice = f.log.find((l) => l.what === 'PATCH endpointslices/a-http')?.body as V1EndpointSlice;
+  assert.ok(slice, f.log.map((l) => l.what).join(', '));
+  assert.deepEqual(slice.endpoints, [], 'the endpoint of the pod that left');
+});
 
 void test('a failed InProgress write fails the reconcile before anything is routed', async () => {
   const { reconciler, log } = fixture({ failProgress: 500 });

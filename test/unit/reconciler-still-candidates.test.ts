@@ -1,8 +1,10 @@
 // A reconcile's probes take time; the pods it decides about are checked against the cache again
-// just before deciding, so a pod that left while it probed is never routed by that decision.
+// just before deciding, so a pod that left while it probed is never routed by that decision;
+// and again just before the slices are built, so the apply does not put back what the fast
+// withdrawal path removed after the decision.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { stillCandidates } from '../../src/controller/reconciler.js';
+import { stillCandidates, stillRoutable } from '../../src/controller/reconciler.js';
 import { allVerified, okCard, pod, v1Raw } from './reconcile-fixtures.js';
 
 const card = okCard(v1Raw());
@@ -24,4 +26,24 @@ void test('gone or NotReady since the probes: non-candidates; re-addressed: cand
   assert.equal(out[2]!.card, undefined);
   assert.equal(out[2]!.verdicts.size, 0);
   assert.equal(out[3]!.pod.candidate, false);
+});
+
+void test('routable at apply time: gone, NotReady and re-addressed pods are left out; a non-candidate is kept as decided', () => {
+  const decided = ['a', 'b', 'c', 'd', 'e'].map((n) => pod(n, card, allVerified));
+  const notCandidate = { ...decided[4]!, pod: { ...decided[4]!.pod, candidate: false } };
+  const pods = [...decided.slice(0, 4), notCandidate];
+  const now = [
+    decided[0]!.pod, // unchanged
+    { ...decided[1]!.pod, candidate: false }, // NotReady since
+    { ...decided[2]!.pod, ip: '10.0.0.77' }, // re-addressed
+    // d: gone
+    notCandidate.pod,
+  ];
+  const out = stillRoutable(pods, now);
+  assert.deepEqual(
+    out.map((o) => o.pod.name),
+    [decided[0]!.pod.name, notCandidate.pod.name],
+  );
+  assert.equal(out[0], decided[0], 'the decided observation itself: nothing re-derived or added');
+  assert.deepEqual(stillRoutable(pods, []), [], 'every pod gone');
 });
