@@ -19,6 +19,8 @@ import { Reason } from '../api/conditions.js';
 import { ContentType, type KubeClient } from '../kube/client.js';
 import { applyObject, resourcePath, semanticEqual, type ApplyBody } from '../kube/apply.js';
 import { ApiError, isConflict, isNotFound, isNotLeader } from '../kube/errors.js';
+import { loggableError } from '../kube/controller.js';
+import { clipText } from '../text/display-text.js';
 import type { Informer } from '../kube/informer.js';
 import { API_PATHS, claimByName, type EarlyClaims } from './name-claims.js';
 import { ownerIndexKey, staleObjects, type InventoryObject, type Keep } from '../routing/inventory.js';
@@ -360,20 +362,33 @@ export async function applyRouting(
     }
   }
   if (serviceRefused)
-    throw cardRefused ? bothRefused(serviceRefused.err, cardRefused.err) : serviceRefused.err;
+    throw cardRefused
+      ? bothRefused(serviceRefused.err, cardRefused.err, { service: serviceName, card: cmName })
+      : serviceRefused.err;
   await write(desired.configMap, cardNow);
   if (cardRefused) await writeAll(desired.slices);
   return { writes };
 }
 
+/** Longest part of a combined refusal quoted, so the card's part survives status's clip. */
+const MAX_REFUSAL_PART = 240;
+
 /**
  * The Service and the interim card both refused: one error, of the Service's class, that names
  * both, so status shows every write to fix instead of the second only after the first is fixed.
+ * A part that is no API error is withheld as the logs withhold it (it may quote request
+ * metadata). A Service error that is no API error is thrown as it is (its class, transient).
  */
-function bothRefused(service: unknown, card: unknown): unknown {
+function bothRefused(service: unknown, card: unknown, names: { service: string; card: string }): unknown {
   if (!(service instanceof ApiError)) return service;
-  const text = (e: unknown) => (e instanceof Error ? e.message : String(e));
-  return new ApiError(service.status, service.reason, `${text(service)}; ${text(card)}`, service.request);
+  const part = (what: string, e: unknown) =>
+    `${what}: ${clipText(loggableError(e).message, MAX_REFUSAL_PART)}`;
+  return new ApiError(
+    service.status,
+    service.reason,
+    `${part(`Service ${names.service}`, service)}; ${part(`card ConfigMap ${names.card}`, card)}`,
+    service.request,
+  );
 }
 
 /**

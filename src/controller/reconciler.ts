@@ -125,19 +125,23 @@ export function stillCandidates(
 }
 
 /**
- * The pods a decision routes, checked against the pod cache once more just before its slices
- * are built (signing, the InProgress write and pruning come between): a pod gone since, or no
- * longer the same candidate at the same address, is left out, so the apply does not put back
- * an endpoint the fast withdrawal path removed meanwhile. Nothing is added.
+ * The pods a decision routes (candidates all), checked against the pod cache once more just
+ * before its slices are built (signing, the InProgress write and pruning come between): a pod
+ * gone since, or no longer the same candidate at the same address, is left out, and one whose
+ * Ready condition turned False keeps its endpoint not ready, so the apply does not undo what the
+ * fast withdrawal path did meanwhile. Nothing is added or made ready.
  */
 export function stillRoutable(
   pods: readonly PodObservation[],
   now: readonly ObservedPod[],
 ): PodObservation[] {
   const byUid = new Map(now.map((p) => [p.uid, p]));
-  return pods.filter((o) => {
+  return pods.flatMap((o) => {
     const fresh = byUid.get(o.pod.uid);
-    return fresh !== undefined && (!o.pod.candidate || sameCandidate(o, fresh));
+    if (!sameCandidate(o, fresh)) return [];
+    return fresh!.ready === false && o.pod.ready !== false
+      ? [{ ...o, pod: { ...o.pod, ready: false } }]
+      : [o];
   });
 }
 
@@ -472,7 +476,7 @@ export class AgentReconciler {
     // The verdict is known: InProgress, if its grace ran out meanwhile, lands before anything
     // else is written; otherwise it is not written.
     await pending.progress?.settle();
-    if (this.superseded(agent)) {
+    if (this.superseded(namespace, name, owner.uid)) {
       log.info('the agent was deleted or recreated under its name while probing: verdict dropped');
       return {};
     }
@@ -480,8 +484,10 @@ export class AgentReconciler {
       writes += await this.prune(owner, keep, enforce, log, signal);
     });
     // The apply phase: routing first, status after (status never claims an advertisement that
-    // is not in place). A failure here ends in status (apply-failure.ts), then in the queue
-    // action its class calls for.
+    // is not in place; one exception: a pod that left since the decision is left out of the
+    // slices, and if it was a port's last, card and status name that port's interfaces until the
+    // visit its pod event queued). A failure here ends in status (apply-failure.ts), then in
+    // the queue action its class calls for.
     await attempt(async () => {
       if (decision.routing) {
         const ref = decision.routing;
@@ -883,15 +889,16 @@ export class AgentReconciler {
   }
 
   /**
-   * Whether the agent a visit started from is no longer the one the cache holds under its name
-   * (deleted, or deleted and recreated, while the probes ran). Its verdict is then nobody's:
-   * written, it would put the predecessor's status on the new object (which kstatus could read
-   * as Current when the generations match) and routing owned by a UID that is gone. The
-   * informer's events have queued the key again; the next visit decides for what is there.
+   * Whether the agent a visit started from (`uid`) is no longer the one the cache holds under its
+   * name: deleted, being deleted, or deleted and recreated while the probes ran. Its verdict is
+   * then nobody's: written, it would put the predecessor's status on the new object (which
+   * kstatus could read as Current when the generations match) and routing owned by a UID that
+   * is going. The informer's events have queued the key again; the next visit decides for what
+   * is there (the deletion path, for one being deleted).
    */
-  private superseded(agent: AgentObject): boolean {
-    const now = this.deps.agents.get(agent.metadata?.namespace ?? '', agent.metadata?.name ?? '');
-    return now?.metadata?.uid !== agent.metadata?.uid;
+  private superseded(namespace: string, name: string, uid: string | undefined): boolean {
+    const now = this.deps.agents.get(namespace, name);
+    return now?.metadata?.uid !== uid || Boolean(now?.metadata?.deletionTimestamp);
   }
 
   /** Writes status unless it is what the agent shows, or the agent was superseded; returns whether it wrote. */
@@ -901,7 +908,7 @@ export class AgentReconciler {
     signal: AbortSignal,
   ): Promise<boolean> {
     if (semanticEqual(withoutProbeTime(agent.status), withoutProbeTime(status))) return false;
-    if (this.superseded(agent)) return false;
+    if (this.superseded(agent.metadata!.namespace!, agent.metadata!.name!, agent.metadata?.uid)) return false;
     const key = `${agent.metadata!.namespace!}/${agent.metadata!.name!}`;
     const prev = this.written.get(key);
     const stale = new Set(prev?.stale);

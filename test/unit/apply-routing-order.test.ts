@@ -60,6 +60,8 @@ interface Refusal {
   times?: number;
   /** The Service is not there yet (so its write is due). */
   noService?: boolean;
+  /** Kinds whose refusal is no API error (a connection reset, say), with this text. */
+  plain?: { kinds: readonly string[]; text: string };
 }
 
 function cluster(initial: KubernetesObject[], refuse?: Refusal) {
@@ -79,6 +81,7 @@ function cluster(initial: KubernetesObject[], refuse?: Refusal) {
         refused < (refuse.times ?? Infinity)
       ) {
         refused++;
+        if (refuse.plain?.kinds.includes(body.kind)) return Promise.reject(new Error(refuse.plain.text));
         return Promise.reject(new ApiError(422, 'Invalid', `${body.kind} refused by policy`, 'PATCH'));
       }
       if (req.method === 'PATCH' && body?.kind) {
@@ -296,10 +299,32 @@ describe('apply-routing: a refused card never holds a withdrawal back', () => {
       { kind: ['Service', 'ConfigMap'], noService: true },
     );
     assert.ok(r.outcome instanceof ApiError && r.outcome.status === 422, String(r.outcome));
-    assert.match(r.outcome.message, /Service refused by policy; ConfigMap refused by policy/);
+    assert.equal(
+      r.outcome.message,
+      'Service billing: Service refused by policy; card ConfigMap billing-agent-card: ConfigMap refused by policy',
+    );
     assert.deepEqual(r.endpoints('grpc'), ['a'], 'b withdrawn from grpc');
     assert.deepEqual(r.endpoints('http'), ['a'], 'http does not grow');
     assert.deepEqual(r.log, ['EndpointSlice/billing-grpc']);
+  });
+
+  it('the Service and the card refused, the card by no API error: its text is withheld', async () => {
+    const r = await refused(
+      { card: [J, R, G], endpoints: { http: ['a'], grpc: ['a', 'b'] } },
+      { a: [V, S.Unimplemented, V], b: [V, S.Unimplemented, S.Unimplemented] },
+      {
+        kind: ['Service', 'ConfigMap'],
+        noService: true,
+        plain: { kinds: ['ConfigMap'], text: 'socket hang up (authorization: Bearer s3cr3t)' },
+      },
+    );
+    assert.ok(r.outcome instanceof ApiError && r.outcome.status === 422, String(r.outcome));
+    assert.match(
+      r.outcome.message,
+      /^Service billing: Service refused by policy; card ConfigMap billing-agent-card: Error: message withheld/,
+    );
+    assert.doesNotMatch(r.outcome.message, /s3cr3t/);
+    assert.deepEqual(r.endpoints('grpc'), ['a'], 'b withdrawn from grpc');
   });
 
   it('the interim refused once, the final card written: the slices grow after it', async () => {

@@ -37,6 +37,8 @@ interface Options {
   afterProbe?: () => void;
   /** What the agents cache holds under ns/a once the first probe starts (default: unchanged). */
   replaceAgent?: (agent: AgentObject) => AgentObject | undefined;
+  /** Replace the agent right after the visit's first read instead (before its grace can run out). */
+  replaceAfterFirstRead?: boolean;
 }
 
 interface Logged {
@@ -99,7 +101,8 @@ function fixture(opts: Options = {}) {
     fetchCard: () => Promise.resolve({ kind: 'ok', body: oneInterfaceCard }),
     probe: async (req) => {
       probesStarted++;
-      if (probesStarted === 1 && opts.replaceAgent) cached = opts.replaceAgent(agent);
+      if (probesStarted === 1 && opts.replaceAgent && !opts.replaceAfterFirstRead)
+        cached = opts.replaceAgent(agent);
       release();
       await opts.probeGate?.(req.signal);
       opts.afterProbe?.();
@@ -114,7 +117,14 @@ function fixture(opts: Options = {}) {
   });
   const reconciler = new AgentReconciler({
     client,
-    agents: { get: () => cached, list: () => (cached ? [cached] : []) },
+    agents: {
+      get: () => {
+        const read = cached;
+        if (opts.replaceAfterFirstRead && opts.replaceAgent) cached = opts.replaceAgent(agent);
+        return read;
+      },
+      list: () => (cached ? [cached] : []),
+    },
     pods: { get: () => podList[0], list: () => podList },
     owned: {
       services: cache(opts.cached?.services),
@@ -180,6 +190,13 @@ for (const [what, replaceAgent] of [
     }),
   ],
   ['deleted', () => undefined],
+  [
+    'being deleted',
+    (a: AgentObject): AgentObject => ({
+      ...a,
+      metadata: { ...a.metadata, deletionTimestamp: new Date('2030-01-01T00:00:00Z') },
+    }),
+  ],
 ] as const) {
   void test(`${what} while the first visit probed: that visit writes nothing after`, async () => {
     // A grace longer than the visit: nothing at all. No grace: the InProgress write, issued
@@ -201,6 +218,23 @@ for (const [what, replaceAgent] of [
     }
   });
 }
+
+void test('recreated before the grace ran out: the InProgress write is not made either', async () => {
+  // The grace runs out while the probe is held, after the agent was replaced: the deferred
+  // InProgress write checks the cache too (a visit of the predecessor must not put Reconciling
+  // on the new object).
+  const { reconciler, log } = fixture({
+    replaceAgent: (a) => ({ ...a, metadata: { ...a.metadata, uid: 'u2' } }),
+    replaceAfterFirstRead: true,
+    graceMs: 1,
+    probeGate: () => new Promise((resolve) => setTimeout(resolve, 100)),
+  });
+  assert.deepEqual(await reconciler.reconcile('ns/a', signal), {});
+  assert.deepEqual(
+    log.filter((l) => !l.what.startsWith('GET ')).map((l) => l.what),
+    [],
+  );
+});
 
 void test('a pod that left after the decision, before the apply: its endpoint is not put back', async () => {
   // The decision is made while the InProgress write is held; the pod leaves (the fast

@@ -28,22 +28,30 @@ void test('gone or NotReady since the probes: non-candidates; re-addressed: cand
   assert.equal(out[3]!.pod.candidate, false);
 });
 
-void test('routable at apply time: gone, NotReady and re-addressed pods are left out; a non-candidate is kept as decided', () => {
-  const decided = ['a', 'b', 'c', 'd', 'e'].map((n) => pod(n, card, allVerified));
-  const notCandidate = { ...decided[4]!, pod: { ...decided[4]!.pod, candidate: false } };
-  const pods = [...decided.slice(0, 4), notCandidate];
+void test('routable at apply time: gone, NotReady and re-addressed pods are left out; Ready turned False stays, not ready', () => {
+  const decided = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => pod(n, card, allVerified));
+  decided[5] = { ...decided[5]!, pod: { ...decided[5]!.pod, ready: false } };
   const now = [
     decided[0]!.pod, // unchanged
     { ...decided[1]!.pod, candidate: false }, // NotReady since
     { ...decided[2]!.pod, ip: '10.0.0.77' }, // re-addressed
     // d: gone
-    notCandidate.pod,
+    { ...decided[4]!.pod, ready: false }, // a readiness gate turned False: the fast path marked it not ready
+    decided[5]!.pod, // not Ready when decided, still not
   ];
-  const out = stillRoutable(pods, now);
+  const out = stillRoutable(decided, now);
   assert.deepEqual(
-    out.map((o) => o.pod.name),
-    [decided[0]!.pod.name, notCandidate.pod.name],
+    out.map((o) => [o.pod.name, o.pod.ready]),
+    [
+      [decided[0]!.pod.name, decided[0]!.pod.ready],
+      [decided[4]!.pod.name, false],
+      [decided[5]!.pod.name, false],
+    ],
   );
   assert.equal(out[0], decided[0], 'the decided observation itself: nothing re-derived or added');
-  assert.deepEqual(stillRoutable(pods, []), [], 'every pod gone');
+  assert.equal(out[1]!.verdicts, decided[4]!.verdicts);
+  assert.equal(out[2], decided[5]);
+  const readyAgain = stillRoutable([decided[5]!], [{ ...decided[5]!.pod, ready: true }]);
+  assert.equal(readyAgain[0]!.pod.ready, false, 'never made ready here: that waits for a decision');
+  assert.deepEqual(stillRoutable(decided, []), [], 'every pod gone');
 });
