@@ -23,8 +23,14 @@ import { loggableError } from '../kube/controller.js';
 import { clipText } from '../text/display-text.js';
 import type { Informer } from '../kube/informer.js';
 import { API_PATHS, claimByName, type EarlyClaims } from './name-claims.js';
-import { ownerIndexKey, staleObjects, type InventoryObject, type Keep } from '../routing/inventory.js';
-import { SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
+import {
+  controlledBy,
+  ownerIndexKey,
+  staleObjects,
+  type InventoryObject,
+  type Keep,
+} from '../routing/inventory.js';
+import { SERVICE_NAME_LABEL, SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
 import { withdrawalsOnly } from '../routing/withdrawals-only.js';
 
 /**
@@ -55,18 +61,14 @@ export function ownedCandidates<T extends KubernetesObject>(
   return cache.byIndex ? cache.byIndex(namespace, ownerIndexKey(namespace, name)) : cache.list(namespace);
 }
 
-function ownedBy(obj: KubernetesObject | undefined, uid: string): boolean {
-  return Boolean(obj?.metadata?.ownerReferences?.some((r) => r.uid === uid && r.controller));
-}
-
 /** The cached slices this agent (this UID, not a predecessor) routes its Service through. */
-function ownSlices(caches: OwnedCaches, owner: Owner, serviceName: string): V1EndpointSlice[] {
+export function ownSlices(caches: OwnedCaches, owner: Owner, serviceName: string): V1EndpointSlice[] {
   return ownedCandidates(caches.slices, owner.namespace, owner.name).filter((s) => {
     const labels = s.metadata?.labels ?? {};
     return (
-      labels['kubernetes.io/service-name'] === serviceName &&
+      labels[SERVICE_NAME_LABEL] === serviceName &&
       labels['endpointslice.kubernetes.io/managed-by'] === SLICE_MANAGED_BY &&
-      ownedBy(s, owner.uid)
+      controlledBy(s, owner.uid)
     );
   });
 }
@@ -86,7 +88,7 @@ function drifted(desired: KubernetesObject, actual: KubernetesObject | undefined
   ) {
     return true;
   }
-  if (!ownedBy(actual, desired.metadata?.ownerReferences?.[0]?.uid ?? '')) return true;
+  if (!controlledBy(actual, desired.metadata?.ownerReferences?.[0]?.uid ?? '')) return true;
   for (const field of ['data', 'endpoints', 'ports', 'addressType']) {
     if (field in d && !semanticEqual(d[field], a[field] ?? (field === 'endpoints' ? [] : {}))) return true;
   }
@@ -413,7 +415,7 @@ export async function applyShrink(
   if (desired.configMap) {
     const cm = desired.configMap;
     const actual = caches.configMaps.get(ns, cm.metadata!.name!);
-    if (ownedBy(actual, owner.uid)) await write(cm, actual);
+    if (controlledBy(actual, owner.uid)) await write(cm, actual);
   }
   return { writes };
 }

@@ -3,15 +3,11 @@
  * the card its ConfigMap publishes. Input of the shrink rule and of the make-before-break order
  * (decide.ts), and of the hysteresis seed after a restart (probe-memory.ts).
  */
-import type { KubernetesObject } from '@kubernetes/client-node';
 import { CardParseError, parseCard, type ParsedCard } from '../card/index.js';
-import { CARD_KEY, cardConfigMapName, SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
-import { ownedCandidates, type OwnedCaches } from './apply-routing.js';
+import { CARD_KEY, cardConfigMapName, type Owner } from '../routing/objects.js';
+import { controlledBy } from '../routing/inventory.js';
+import { ownSlices, type OwnedCaches } from './apply-routing.js';
 import type { CurrentRouting } from './decide.js';
-
-function ownedBy(obj: KubernetesObject | undefined, uid: string): boolean {
-  return Boolean(obj?.metadata?.ownerReferences?.some((r) => r.uid === uid && r.controller));
-}
 
 /**
  * The published card parsed, per ConfigMap object of the cache (a changed ConfigMap is a new
@@ -38,16 +34,9 @@ function publishedCard(cm: object, text: string): ParsedCard | undefined {
 }
 
 export function currentRouting(caches: OwnedCaches, owner: Owner, serviceName: string): CurrentRouting {
-  const slices = ownedCandidates(caches.slices, owner.namespace, owner.name).filter((s) => {
-    const labels = s.metadata?.labels ?? {};
-    return (
-      labels['kubernetes.io/service-name'] === serviceName &&
-      labels['endpointslice.kubernetes.io/managed-by'] === SLICE_MANAGED_BY &&
-      ownedBy(s, owner.uid)
-    );
-  });
+  const slices = ownSlices(caches, owner, serviceName);
   const cm = caches.configMaps.get(owner.namespace, cardConfigMapName(owner.name));
-  const text = ownedBy(cm, owner.uid) ? cm?.data?.[CARD_KEY] : undefined;
+  const text = controlledBy(cm, owner.uid) ? cm?.data?.[CARD_KEY] : undefined;
   if (!cm || !text) return { slices };
   const card = publishedCard(cm, text);
   return card ? { slices, card } : { slices };

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import type { A2AAgentStatus } from '../api/a2aagent.js';
+import { controlledBy } from './inventory.js';
 import { CARD_KEY, UNAVAILABLE_ANNOTATION, cardConfigMapName } from './objects.js';
 
 interface AgentLike extends KubernetesObject {
@@ -81,8 +82,7 @@ function indexOf(agents: AgentLike[]): unknown[] {
 function publishedFor(agent: AgentLike, cm: V1ConfigMap): boolean {
   const mode = (agent.spec as { routing?: { mode?: unknown } } | undefined)?.routing?.mode;
   if (mode === 'Observe') return false;
-  const uid = agent.metadata?.uid;
-  return Boolean(uid && cm.metadata?.ownerReferences?.some((r) => r.controller && r.uid === uid));
+  return controlledBy(cm, agent.metadata?.uid ?? '');
 }
 
 function notFound(res: ServerResponse, index: CardIndexMode): void {

@@ -38,6 +38,11 @@ function controllerRef(obj: KubernetesObject) {
   return obj.metadata?.ownerReferences?.find((r) => r.controller);
 }
 
+/** Whether `obj`'s controller reference names this UID (this agent, not a predecessor). */
+export function controlledBy(obj: KubernetesObject | undefined, uid: string): boolean {
+  return Boolean(uid && obj?.metadata?.ownerReferences?.some((r) => r.controller && r.uid === uid));
+}
+
 function timeOf(t: unknown): number | undefined {
   if (t === undefined || t === null) return undefined;
   const ms = new Date(t as string).getTime();

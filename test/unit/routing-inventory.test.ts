@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { claimOf, staleObjects, type InventoryObject } from '../../src/routing/inventory.js';
+import { claimOf, controlledBy, staleObjects, type InventoryObject } from '../../src/routing/inventory.js';
 
 const agent = { name: 'billing', uid: 'uid-now', created: '2030-01-01T00:00:10.000Z' };
 const labels = { 'app.kubernetes.io/managed-by': 'a2a-operator' };
@@ -56,6 +56,21 @@ describe('claimOf', () => {
   it("foreign: no controller reference, or another agent's", () => {
     assert.equal(claimOf(obj('billing', { uid: null }), agent), 'foreign');
     assert.equal(claimOf(obj('billing', { uid: 'uid-x', agentName: 'other' }), agent), 'foreign');
+  });
+});
+
+describe('controlledBy', () => {
+  it('a controller reference to this UID, not a plain owner reference or a predecessor', () => {
+    assert.equal(controlledBy(obj('billing'), 'uid-now'), true);
+    assert.equal(controlledBy(obj('billing', { uid: 'uid-old' }), 'uid-now'), false);
+    const plainOwner = obj('billing');
+    plainOwner.metadata!.ownerReferences![0]!.controller = false;
+    assert.equal(controlledBy(plainOwner, 'uid-now'), false);
+    assert.equal(controlledBy(obj('billing', { uid: null }), 'uid-now'), false);
+    assert.equal(controlledBy(undefined, 'uid-now'), false);
+  });
+  it('an empty UID (an agent not yet stored) controls nothing, even a reference without one', () => {
+    assert.equal(controlledBy(obj('billing', { uid: '' }), ''), false);
   });
 });
 
