@@ -476,7 +476,7 @@ export class AgentReconciler {
     // The verdict is known: InProgress, if its grace ran out meanwhile, lands before anything
     // else is written; otherwise it is not written.
     await pending.progress?.settle();
-    if (this.superseded(namespace, name, owner.uid)) {
+    if (this.superseded(namespace, name, agent.metadata?.uid)) {
       log.info('the agent was deleted or recreated under its name while probing: verdict dropped');
       return {};
     }
