@@ -44,16 +44,28 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
         'error',
         {
           // Relative paths only: a package subpath (`@a2a-js/sdk/client/...`) is not a folder of src/.
-          patterns: banned.map((f) => ({ regex: `^(\\.\\./)+${f}/`, message: message(f) })),
+          patterns: banned.map((f) => ({ regex: `^(\\.\\./)+(src/)?${f}/`, message: message(f) })),
         },
       ],
-      // no-restricted-imports does not see `await import('...')`: the same ban for those.
+      // no-restricted-imports sees neither `await import('...')` (a string or a template) nor a
+      // type written as `import('...').T`: the same ban for those. A specifier with a part
+      // computed at run time cannot be checked, so a layered folder may not have one.
       'no-restricted-syntax': [
         'error',
-        ...banned.map((f) => ({
-          selector: `ImportExpression[source.value=/^(\\.\\.\\/)+${f}\\//]`,
-          message: message(f),
-        })),
+        ...banned.flatMap((f) => {
+          const path = `/^(\\.\\.\\/)+(src\\/)?${f}\\//`;
+          return [
+            `ImportExpression[source.value=${path}]`,
+            `ImportExpression > TemplateLiteral.source[quasis.0.value.raw=${path}]`,
+            `TSImportType[argument.literal.value=${path}]`,
+          ].map((selector) => ({ selector, message: message(f) }));
+        }),
+        {
+          selector:
+            'ImportExpression:not([source.type="Literal"]):not([source.type="TemplateLiteral"][source.expressions.length=0])',
+          message:
+            'import() with a computed specifier: the layer rule (eslint.config.js LAYERS) cannot check it.',
+        },
       ],
     },
   };
