@@ -44,7 +44,9 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
         'error',
         {
           // Relative paths only: a package subpath (`@a2a-js/sdk/client/...`) is not a folder of src/.
-          patterns: banned.map((f) => ({ regex: `^(\\.\\./)+(src/)?${f}/`, message: message(f) })),
+          // Matched as written, `./` segments and a way back through `src/` included; a path that
+          // goes down and up again (`../routing/../controller/`) is not seen.
+          patterns: banned.map((f) => ({ regex: `^(\\.\\.?/)*\\.\\./(src/)?${f}/`, message: message(f) })),
         },
       ],
       // no-restricted-imports sees neither `await import('...')` (a string or a template) nor a
@@ -53,11 +55,11 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
       'no-restricted-syntax': [
         'error',
         ...banned.flatMap((f) => {
-          const path = `/^(\\.\\.\\/)+(src\\/)?${f}\\//`;
+          const path = `/^(\\.\\.?\\/)*\\.\\.\\/(src\\/)?${f}\\//`;
           return [
             `ImportExpression[source.value=${path}]`,
-            `ImportExpression > TemplateLiteral.source[quasis.0.value.raw=${path}]`,
-            `TSImportType[argument.literal.value=${path}]`,
+            `ImportExpression > TemplateLiteral.source[quasis.0.value.cooked=${path}]`,
+            `TSImportType[source.value=${path}]`,
           ].map((selector) => ({ selector, message: message(f) }));
         }),
         {

@@ -27,6 +27,9 @@ const eslint = new ESLint({
 
 async function layerErrors(folder: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: join(root, 'src', folder, 'layer-probe.ts') });
+  // A snippet that no longer parses would report no layer error: fail instead of passing.
+  const fatal = result!.messages.find((m) => m.fatal);
+  assert.equal(fatal, undefined, `${code}\n${fatal?.message}`);
   return result!.messages
     .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax')
     .map((m) => m.message);
@@ -41,7 +44,10 @@ test('routing may not reach into controller, by any form of import', async () =>
     `export const x = () => import('../controller/reconciler.js');`,
     'export const x = () => import(`../controller/reconciler.js`);',
     `export type X = import('../controller/reconciler.js').AgentObject;`,
-    // The way up to the repository and back down into src/.
+    // Spelled another way: a `./` segment first, an escape in a template (Node imports the
+    // cooked text), the way up to the repository and back down into src/.
+    `import { stillRoutable } from './../controller/reconciler.js';\nexport const x = stillRoutable;`,
+    'export const x = () => import(`../controll\\u0065r/reconciler.js`);',
     `import { stillRoutable } from '../../src/controller/reconciler.js';\nexport const x = stillRoutable;`,
     `export const x = () => import('../../src/controller/reconciler.js');`,
   ];
