@@ -35,6 +35,9 @@ const FOLDERS = [
 ];
 const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
   const banned = FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
+  // The relative path into folder f, as written: `./` segments and a way back through `src/`
+  // included; a path that goes down and up again (`../routing/../controller/`) is not seen.
+  const into = (f) => `^(\\.\\.?/)*\\.\\./(src/)?${f}/`;
   const message = (f) =>
     `src/${folder} may not import src/${f} (eslint.config.js LAYERS): move what both need into a folder both may import.`;
   return {
@@ -44,9 +47,7 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
         'error',
         {
           // Relative paths only: a package subpath (`@a2a-js/sdk/client/...`) is not a folder of src/.
-          // Matched as written, `./` segments and a way back through `src/` included; a path that
-          // goes down and up again (`../routing/../controller/`) is not seen.
-          patterns: banned.map((f) => ({ regex: `^(\\.\\.?/)*\\.\\./(src/)?${f}/`, message: message(f) })),
+          patterns: banned.map((f) => ({ regex: into(f), message: message(f) })),
         },
       ],
       // no-restricted-imports sees neither `await import('...')` (a string or a template) nor a
@@ -55,7 +56,8 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
       'no-restricted-syntax': [
         'error',
         ...banned.flatMap((f) => {
-          const path = `/^(\\.\\.?\\/)*\\.\\.\\/(src\\/)?${f}\\//`;
+          // The same pattern as an esquery regex literal, its slashes escaped.
+          const path = `/${into(f).replaceAll('/', '\\/')}/`;
           return [
             `ImportExpression[source.value=${path}]`,
             `ImportExpression > TemplateLiteral.source[quasis.0.value.cooked=${path}]`,
