@@ -40,7 +40,7 @@ function controllerRef(obj: KubernetesObject) {
 
 /** Whether `obj`'s controller reference names this UID (this agent, not a predecessor). */
 export function controlledBy(obj: KubernetesObject | undefined, uid: string): boolean {
-  return Boolean(uid && obj?.metadata?.ownerReferences?.some((r) => r.controller && r.uid === uid));
+  return Boolean(uid) && obj !== undefined && controllerRef(obj)?.uid === uid;
 }
 
 function timeOf(t: unknown): number | undefined {
