@@ -173,8 +173,8 @@ export async function fetchCard(opts: FetchCardOptions): Promise<FetchCardResult
     }
     const bodyDigest = createHash('sha256').update(raw).digest('base64');
     if (opts.heldBodyDigest === bodyDigest) return { kind: 'notModified', ...(etag ? { etag } : {}) };
-    const parsed = parseCardBody(raw);
-    if ('problem' in parsed) return fail(CardReason.CardInvalid, parsed.problem, { httpStatus: 200 });
+    const parsed = parseCardBody(raw, maxBytes);
+    if ('problem' in parsed) return fail(parsed.reason, parsed.problem, { httpStatus: 200 });
     return {
       kind: 'ok',
       body: parsed.body,

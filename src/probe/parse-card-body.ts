@@ -1,10 +1,17 @@
 /**
  * The bytes of a card (fetched, or a `--card` file) as JSON, or why they cannot be a card:
- * not JSON, nested too deep, a number outside the double range. The messages are made from
- * positions, never from the parser's text, which quotes a snippet of the body (a partial token,
+ * not JSON, nested too deep, a number outside the double range (CardInvalid), or larger than
+ * the card limit once written back (CardTooLarge). The messages are made from positions and
+ * sizes, never from the parser's text, which quotes a snippet of the body (a partial token,
  * control characters).
  */
+import { CardReason } from '../api/conditions.js';
 import { cardJsonProblem } from '../card/card-json.js';
+
+export type CardBodyProblem = {
+  reason: typeof CardReason.CardInvalid | typeof CardReason.CardTooLarge;
+  problem: string;
+};
 
 /**
  * Where JSON.parse stopped, as a byte offset into the body, or undefined when it does not say.
@@ -24,16 +31,35 @@ export function syntaxErrorOffset(err: unknown, text: string): number | undefine
     : undefined;
 }
 
-export function parseCardBody(raw: Buffer): { body: unknown } | { problem: string } {
+/**
+ * `maxBytes` bounds the card twice: the body as read (the caller stops reading there) and the
+ * card as written back. The operator publishes what it parsed, re-serialised (the ConfigMap,
+ * the card server), and that can be larger than what was read: a number is written in full
+ * (`1e20`, 4 bytes as served, takes 21), a byte that is not UTF-8 becomes U+FFFD (3 bytes). A card that
+ * passes here fits where it is published, whatever its spelling; one that does not gets the
+ * same verdict as a body over the limit, from the operator and from `check --card` alike.
+ */
+export function parseCardBody(raw: Buffer, maxBytes: number): { body: unknown } | CardBodyProblem {
   const text = raw.toString('utf8');
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (err) {
     const at = syntaxErrorOffset(err, text);
-    return { problem: `the card is not valid JSON${at === undefined ? '' : ` at byte ${at}`}` };
+    return {
+      reason: CardReason.CardInvalid,
+      problem: `the card is not valid JSON${at === undefined ? '' : ` at byte ${at}`}`,
+    };
   }
   // Too deep, or a number JSON.parse turns into Infinity: a verdict here, not a throw later.
   const problem = cardJsonProblem(body);
-  return problem ? { problem } : { body };
+  if (problem) return { reason: CardReason.CardInvalid, problem };
+  // Linear in the body: a written number takes at most 24 bytes, a written byte at most 3.
+  const written = Buffer.byteLength(JSON.stringify(body), 'utf8');
+  if (written > maxBytes)
+    return {
+      reason: CardReason.CardTooLarge,
+      problem: `the card takes ${written} bytes written back as JSON (${raw.length} as served: numbers are written in full, bytes that are not UTF-8 as U+FFFD), over the ${maxBytes}-byte card limit`,
+    };
+  return { body };
 }

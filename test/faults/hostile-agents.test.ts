@@ -16,6 +16,8 @@
 //             trailing-slash regex was quadratic there (hours of event loop); now linear, and the
 //             20 KiB URL is Ineligible (over 8 KiB)
 //   bignum    a card holding the number 1e400 (valid JSON, Infinity once parsed): CardInvalid
+//   grows     a card of 0.95 MiB as served, 4.2 MiB written back (200,000 times `1e20`, 21 bytes
+//             each written): CardTooLarge when read, not a ConfigMap the API server refuses
 //   ctor      a gRPC interface on a spec port whose targetPort is `constructor`, a name the pod
 //             does not have (Object.prototype has it): Unmapped, its port never dialled
 //   loopback  an HTTPS card with plaintext http://localhost and http://127.0.0.1 interfaces, whose
@@ -107,6 +109,12 @@ function slashesCard(): unknown {
       { url: `${base}/${'/'.repeat(450_000)}b`, transport: 'HTTP+JSON' },
     ],
   };
+}
+
+/** Under 1 MiB as served; JSON.stringify cannot write it so (it would write each 1e20 in full). */
+function growsCard(): string {
+  const head = JSON.stringify(card('grows', [[`http://grows.${ns}.svc:8080/a2a/jsonrpc`, 'JSONRPC']]));
+  return `${head.slice(0, -1)},"n":[${Array(200_000).fill('1e20').join(',')}]}`;
 }
 
 function spec(app: string, extra: Record<string, unknown> = {}, ports = [{ name: 'http', port: 8080 }]) {
@@ -204,6 +212,8 @@ before(async () => {
     tls: { http: { port: 8443, tls: wrongName } },
     // Too large for argv: set through the control endpoint once it runs.
     slashes: { http: { port: 8080 }, card: { serve: 'json', json: card('slashes', []) } },
+    // Too large for argv: set through the control endpoint once it runs.
+    grows: { http: { port: 8080 }, card: { serve: 'raw', text: '{}' } },
     bignum: {
       http: { port: 8080 },
       card: {
@@ -279,6 +289,7 @@ before(async () => {
   }
   await hostile.many!.control('/card', { serve: 'json', json: manyInterfaces() });
   await hostile.slashes!.control('/card', { serve: 'json', json: slashesCard() });
+  await hostile.grows!.control('/card', { serve: 'raw', text: growsCard() });
   operator = await startOperator({ kubeconfig: cluster.kubeconfigPath, namespaces: [ns] });
   await operator.waitReady();
   for (const n of HEALTHY)
@@ -353,6 +364,7 @@ describe('hostile agents beside healthy ones', () => {
       foreign: spec('foreign', { hosts: [`foreign.${ns}.svc`] }),
       slashes: spec('slashes'),
       bignum: spec('bignum'),
+      grows: spec('grows'),
       ctor: spec('ctor', {}, [
         { name: 'http', port: 8080 },
         { name: 'grpc', port: 9090, targetPort: 'constructor' },
@@ -423,6 +435,11 @@ describe('hostile agents beside healthy ones', () => {
           ),
       },
       { name: 'bignum', what: 'CardInvalid (1e400)', ok: cardReason('CardInvalid', /double range/) },
+      {
+        name: 'grows',
+        what: 'CardTooLarge (written back)',
+        ok: cardReason('CardTooLarge', /bytes written back as JSON \(\d+ as served/),
+      },
       {
         name: 'ctor',
         what: 'gRPC on targetPort constructor Unmapped, JSON-RPC Verified',

@@ -344,7 +344,7 @@ void test('credentials in card URLs are redacted in table and JSON, dialled, ine
   assert.doesNotMatch(r.stdout + r.stderr, /basepw99|basetok99/);
 });
 
-void test('--card files: 1e400, oversized, nested too deep: CardInvalid/CardTooLarge, exit 2, no stack trace', async () => {
+void test('--card files: 1e400, oversized, grows when written back, nested too deep: CardInvalid/CardTooLarge, exit 2, no stack trace', async () => {
   const iface = jsonrpc('http://agent.internal:1/');
   const files: [string, string, RegExp][] = [
     ['huge-number.json', `{"supportedInterfaces":[${JSON.stringify(iface)}],"x":1e400}`, /CardInvalid/],
@@ -357,6 +357,12 @@ void test('--card files: 1e400, oversized, nested too deep: CardInvalid/CardTooL
       'oversized.json',
       `{"supportedInterfaces":[${JSON.stringify(iface)}],"pad":"${'x'.repeat(1024 * 1024)}"}`,
       /CardTooLarge: .*1048576-byte/,
+    ],
+    [
+      // Under 1 MiB as written in the file, 4.4 MiB as the operator would publish it.
+      'grows.json',
+      `{"supportedInterfaces":[${JSON.stringify(iface)}],"n":[${Array(200_000).fill('1e20').join(',')}]}`,
+      /CardTooLarge: .*grows\.json: the card takes \d+ bytes written back as JSON \(\d+ as served.*1048576-byte card limit/,
     ],
     ['deep.json', `${'['.repeat(100_000)}${']'.repeat(100_000)}`, /CardInvalid: .*deeper than 64/],
     [

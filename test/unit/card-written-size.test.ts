@@ -1,0 +1,107 @@
+// A card is bounded as served and as written back: the operator publishes the card it parsed,
+// re-serialised (ConfigMap, card server), and a body under the limit can be over it once
+// written (`1e20` takes 21 bytes, a byte that is not UTF-8 takes 3 as U+FFFD). Such a card gets
+// CardTooLarge when it is read, as a body over the limit does, instead of a ConfigMap the API
+// server refuses on every visit. Pure cases on parseCardBody, then fetchCard over a real socket.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CardReason } from '../../src/api/conditions.js';
+import { fetchCard, MAX_CARD_BYTES } from '../../src/probe/fetch-card.js';
+import { parseCardBody } from '../../src/probe/parse-card-body.js';
+
+const LIMIT = 1000;
+const head = '{"name":"a","supportedInterfaces":[{"url":"http://a:1/","protocolBinding":"JSONRPC"}],"n":';
+
+/** A card whose `n` holds `count` copies of `spelling`, e.g. `1e20`. */
+function numbers(spelling: string, count: number): Buffer {
+  return Buffer.from(`${head}[${Array(count).fill(spelling).join(',')}]}`);
+}
+
+void test('numbers written in full: under the limit as served, over it written back -> CardTooLarge', () => {
+  const raw = numbers('1e20', 60);
+  assert.ok(raw.length <= LIMIT, `served ${raw.length}`);
+  const written = Buffer.byteLength(JSON.stringify(JSON.parse(raw.toString())));
+  assert.ok(written > LIMIT, `written ${written}`);
+  const r = parseCardBody(raw, LIMIT);
+  assert.ok('problem' in r);
+  assert.equal(r.reason, CardReason.CardTooLarge);
+  assert.equal(
+    r.problem,
+    `the card takes ${written} bytes written back as JSON (${raw.length} as served: numbers are written in full, bytes that are not UTF-8 as U+FFFD), over the ${LIMIT}-byte card limit`,
+  );
+  // Sizes only: nothing of the card's content.
+  assert.doesNotMatch(r.problem, /100000000000000000000|1e20/);
+});
+
+void test('bytes that are not UTF-8 grow to U+FFFD -> CardTooLarge', () => {
+  const raw = Buffer.concat([Buffer.from(`${head}"`), Buffer.alloc(400, 0xff), Buffer.from('"}')]);
+  assert.ok(raw.length <= LIMIT);
+  const r = parseCardBody(raw, LIMIT);
+  assert.ok('problem' in r);
+  assert.equal(r.reason, CardReason.CardTooLarge);
+  assert.match(r.problem, /^the card takes 1\d{3} bytes written back as JSON/);
+});
+
+void test('exactly at the limit written back passes; one byte more does not', () => {
+  const base = `${head}"`.length + '"}'.length;
+  const at = Buffer.from(`${head}"${'x'.repeat(LIMIT - base)}"}`);
+  assert.equal(at.length, LIMIT);
+  assert.ok('body' in parseCardBody(at, LIMIT));
+  const over = Buffer.from(`${head}"${'x'.repeat(LIMIT - base + 1)}"}`);
+  const r = parseCardBody(over, LIMIT);
+  assert.ok('problem' in r && r.reason === CardReason.CardTooLarge);
+});
+
+void test('what shrinks when written back passes: whitespace, escapes, short numbers', () => {
+  // Served over the limit only because of its spelling: the caller's read cap is what bounds the
+  // bytes served, this bounds what is published.
+  const raw = Buffer.from(`${head.replace(/,/g, ' ,   ')}[${Array(100).fill('1.0e0').join(' , ')}]}`);
+  const written = Buffer.byteLength(JSON.stringify(JSON.parse(raw.toString())));
+  assert.ok(written < raw.length, `${written} < ${raw.length}`);
+  assert.ok('body' in parseCardBody(raw, Math.max(written, 1)));
+  assert.ok('body' in parseCardBody(Buffer.from(`${head}"\\u0041\\u00e9"}`), LIMIT));
+});
+
+void test('the JSON verdicts come first and stay CardInvalid', () => {
+  for (const text of [`${head}`, `${head}1e400}`, `${'['.repeat(100)}${']'.repeat(100)}`]) {
+    const r = parseCardBody(Buffer.from(text), LIMIT);
+    assert.ok('problem' in r, text.slice(0, 40));
+    assert.equal(r.reason, CardReason.CardInvalid, text.slice(0, 40));
+  }
+});
+
+void test('fetchCard: a served card that grows past 1 MiB written back is CardTooLarge, not a card', async () => {
+  // 1e20 repeated to just under 1 MiB as served: about 4.4 MiB written back.
+  const count = Math.floor((MAX_CARD_BYTES - head.length - 2) / 5);
+  const body = numbers('1e20', count);
+  assert.ok(body.length <= MAX_CARD_BYTES);
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const res = await fetchCard({
+      address: '127.0.0.1',
+      port: (server.address() as AddressInfo).port,
+      scheme: 'http',
+      path: '/.well-known/agent-card.json',
+      hostHeader: 'agent.internal',
+      timeoutMs: 10_000,
+    });
+    assert.equal(res.kind, 'error');
+    if (res.kind !== 'error') return;
+    assert.equal(res.error.reason, CardReason.CardTooLarge);
+    assert.equal(res.error.evidence.httpStatus, 200);
+    assert.match(
+      res.error.message,
+      new RegExp(
+        `written back as JSON \\(${body.length} as served.*over the ${MAX_CARD_BYTES}-byte card limit`,
+      ),
+    );
+  } finally {
+    server.close();
+  }
+});
