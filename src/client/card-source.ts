@@ -1,12 +1,14 @@
 /**
  * Where the client's card comes from: a card the caller already holds (the agent's own), or a
  * URL serving one: the agent's `/.well-known/agent-card.json` or the operator's advertised card
- * endpoint (`/cards/<namespace>/<name>`), which lists only verified interfaces.
+ * endpoint (`/cards/<namespace>/<name>`), which lists only verified interfaces. A fetched card
+ * is read as the operator reads one (probe/parse-card-body.ts): at most 1 MiB, the reading
+ * stopped there, and any JSON a card cannot be (too deep, `1e400`, too large written back)
+ * is refused with the operator's reason, never a throw from a later step.
  */
 import { CardParseError, parseCard, type ParsedCard } from '../card/index.js';
-
-/** Cards are small; an answer past this is not one. */
-const MAX_CARD_BYTES = 1024 * 1024;
+import { MAX_CARD_BYTES } from '../probe/fetch-card.js';
+import { parseCardBody } from '../probe/parse-card-body.js';
 
 export type CardSource = { card: unknown } | { cardUrl: string };
 
@@ -44,15 +46,44 @@ export async function loadCard(source: CardSource, fetchImpl: typeof fetch): Pro
     void res.body?.cancel().catch(() => {});
     throw new CardLoadError(`card fetch from ${url.origin}${url.pathname} answered HTTP ${res.status}`);
   }
-  const text = await res.text();
-  if (text.length > MAX_CARD_BYTES) throw new CardLoadError(`the card is over ${MAX_CARD_BYTES} bytes`);
-  let json: unknown;
+  let raw: Buffer | undefined;
   try {
-    json = JSON.parse(text);
+    raw = await readBodyAtMost(res, MAX_CARD_BYTES);
   } catch (err) {
-    throw new CardLoadError('the card is not JSON', { cause: err });
+    throw new CardLoadError(`card fetch from ${url.origin}${url.pathname} failed while reading`, {
+      cause: err,
+    });
   }
-  const parsed = parseCard(json);
+  if (!raw) throw new CardLoadError(`CardTooLarge: the card is over the ${MAX_CARD_BYTES}-byte limit`);
+  const body = parseCardBody(raw, MAX_CARD_BYTES);
+  if ('problem' in body) throw new CardLoadError(`${body.reason}: ${body.problem}`);
+  const parsed = parseCard(body.body);
   if (parsed instanceof CardParseError) throw new CardLoadError(parsed.message);
   return { parsed, scheme: url.protocol === 'https:' ? 'https' : 'http' };
+}
+
+/**
+ * The body, or undefined when it is over `max` bytes (declared, or counted while reading, which
+ * stops there): a card URL that streams without end costs the client at most `max` bytes.
+ */
+async function readBodyAtMost(res: Response, max: number): Promise<Buffer | undefined> {
+  const declared = Number(res.headers.get('content-length') ?? '');
+  if (Number.isFinite(declared) && declared > max) {
+    void res.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  if (!res.body) return Buffer.alloc(0);
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks, size);
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
 }
