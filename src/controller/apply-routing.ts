@@ -30,7 +30,12 @@ import {
   type InventoryObject,
   type Keep,
 } from '../routing/inventory.js';
-import { SERVICE_NAME_LABEL, SLICE_MANAGED_BY, type Owner } from '../routing/objects.js';
+import {
+  SERVICE_NAME_LABEL,
+  SLICE_MANAGED_BY,
+  SLICE_MANAGED_BY_LABEL,
+  type Owner,
+} from '../routing/objects.js';
 import { withdrawalsOnly } from '../routing/withdrawals-only.js';
 
 /**
@@ -67,7 +72,7 @@ export function ownSlices(caches: OwnedCaches, owner: Owner, serviceName: string
     const labels = s.metadata?.labels ?? {};
     return (
       labels[SERVICE_NAME_LABEL] === serviceName &&
-      labels['endpointslice.kubernetes.io/managed-by'] === SLICE_MANAGED_BY &&
+      labels[SLICE_MANAGED_BY_LABEL] === SLICE_MANAGED_BY &&
       controlledBy(s, owner.uid)
     );
   });

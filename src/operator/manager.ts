@@ -24,7 +24,13 @@ import { SelectorIndex } from '../kube/selector-index.js';
 import { Prober } from '../probe/index.js';
 import { createCardServer, type CardIndexMode } from '../routing/card-server.js';
 import { ownerIndexValue } from '../routing/inventory.js';
-import { AGENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, SLICE_MANAGED_BY } from '../routing/objects.js';
+import {
+  AGENT_LABEL,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  SLICE_MANAGED_BY,
+  SLICE_MANAGED_BY_LABEL,
+} from '../routing/objects.js';
 import { displayText } from '../text/display-text.js';
 import { createHealthServer, parseListenAddress } from './health-server.js';
 import { InformerSet, type InformerSetOptions } from './informer-set.js';
@@ -129,7 +135,7 @@ export class Manager {
     this.slices = set<V1EndpointSlice>(
       '/apis/discovery.k8s.io/v1',
       'endpointslices',
-      `endpointslice.kubernetes.io/managed-by=${SLICE_MANAGED_BY}`,
+      `${SLICE_MANAGED_BY_LABEL}=${SLICE_MANAGED_BY}`,
       byOwner,
     );
     this.configMaps = set<V1ConfigMap>('/api/v1', 'configmaps', `${MANAGED_BY_LABEL}=${MANAGED_BY}`, byOwner);

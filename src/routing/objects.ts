@@ -27,6 +27,8 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'a2a-operator';
 export const AGENT_LABEL = 'a2a.dev/agent';
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+/** The slice label the EndpointSlice controller reads to leave a slice to its owner. */
+export const SLICE_MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
 // A label value cannot contain '/', so not the operator's name 'a2a.dev/operator' (REPORTING_CONTROLLER); this is the closest valid form.
 export const SLICE_MANAGED_BY = 'operator.a2a.dev';
 export const CARD_KEY = 'agent-card.json';
@@ -216,7 +218,7 @@ export function buildEndpointSlices(
               ),
               {
                 [SERVICE_NAME_LABEL]: serviceName,
-                'endpointslice.kubernetes.io/managed-by': SLICE_MANAGED_BY,
+                [SLICE_MANAGED_BY_LABEL]: SLICE_MANAGED_BY,
               },
             ),
             addressType: family,
@@ -253,8 +255,8 @@ export function sliceWithEndpoints(
     kind: 'EndpointSlice',
     metadata: {
       ...meta(owner, observed.metadata?.name ?? '', {
-        'kubernetes.io/service-name': serviceName,
-        'endpointslice.kubernetes.io/managed-by': SLICE_MANAGED_BY,
+        [SERVICE_NAME_LABEL]: serviceName,
+        [SLICE_MANAGED_BY_LABEL]: SLICE_MANAGED_BY,
       }),
       ...(observed.metadata?.resourceVersion ? { resourceVersion: observed.metadata.resourceVersion } : {}),
     },
