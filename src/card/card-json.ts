@@ -13,6 +13,14 @@ import { displayText } from '../text/display-text.js';
 /** Objects and arrays nested deeper than this: a real card nests a handful of levels. */
 export const MAX_CARD_DEPTH = 64;
 
+/**
+ * What a card's published form needs beyond the card's own JSON, within the same 1 MiB: the
+ * ConfigMap holds it under `agent-card.json` with a newline (16 bytes of the API server's limit
+ * on keys and values), and with spec.routing.signingKey the operator adds one signature (204
+ * bytes with an EC key, 801 with RSA-4096, about 2.9 KiB with RSA-16384, plus the key's kid).
+ */
+export const WRITTEN_CARD_HEADROOM = 8 * 1024;
+
 interface Frame {
   value: unknown;
   depth: number;

@@ -6,7 +6,7 @@
  * control characters).
  */
 import { CardReason } from '../api/conditions.js';
-import { cardJsonProblem } from '../card/card-json.js';
+import { cardJsonProblem, WRITTEN_CARD_HEADROOM } from '../card/card-json.js';
 
 export type CardBodyProblem = {
   reason: typeof CardReason.CardInvalid | typeof CardReason.CardTooLarge;
@@ -33,11 +33,12 @@ export function syntaxErrorOffset(err: unknown, text: string): number | undefine
 
 /**
  * `maxBytes` bounds the card twice: the body as read (the caller stops reading there) and the
- * card as written back. The operator publishes what it parsed, re-serialised (the ConfigMap,
- * the card server), and that can be larger than what was read: a number is written in full
- * (`1e20`, 4 bytes as served, takes 21), a byte that is not UTF-8 becomes U+FFFD (3 bytes). A card that
- * passes here fits where it is published, whatever its spelling; one that does not gets the
- * same verdict as a body over the limit, from the operator and from `check --card` alike.
+ * card as written back, less the room its published form needs (WRITTEN_CARD_HEADROOM: the
+ * ConfigMap key, a signature). The operator publishes what it parsed, re-serialised, and that
+ * can be larger than what was read: a number is written in full (`1e20`, 4 bytes as read,
+ * takes 21), a byte that is not UTF-8 becomes U+FFFD (3 bytes). A card that passes here fits
+ * where it is published, whatever its spelling; one that does not gets the same verdict as a
+ * body over the limit, from the operator, `check --card` and the client alike.
  */
 export function parseCardBody(raw: Buffer, maxBytes: number): { body: unknown } | CardBodyProblem {
   const text = raw.toString('utf8');
@@ -56,10 +57,11 @@ export function parseCardBody(raw: Buffer, maxBytes: number): { body: unknown } 
   if (problem) return { reason: CardReason.CardInvalid, problem };
   // Linear in the body: a written number takes at most 24 bytes, a written byte at most 3.
   const written = Buffer.byteLength(JSON.stringify(body), 'utf8');
-  if (written > maxBytes)
+  const limit = maxBytes - WRITTEN_CARD_HEADROOM;
+  if (written > limit)
     return {
       reason: CardReason.CardTooLarge,
-      problem: `the card takes ${written} bytes written back as JSON (${raw.length} as served: numbers are written in full, bytes that are not UTF-8 as U+FFFD), over the ${maxBytes}-byte card limit`,
+      problem: `the card takes ${written} bytes written back as JSON (${raw.length} as read: numbers are written in full, bytes that are not UTF-8 as U+FFFD), over the ${limit}-byte limit of a published card (the ${maxBytes}-byte card limit less room for the ConfigMap key and a signature)`,
     };
   return { body };
 }

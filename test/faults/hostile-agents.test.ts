@@ -16,7 +16,7 @@
 //             trailing-slash regex was quadratic there (hours of event loop); now linear, and the
 //             20 KiB URL is Ineligible (over 8 KiB)
 //   bignum    a card holding the number 1e400 (valid JSON, Infinity once parsed): CardInvalid
-//   grows     a card of 0.95 MiB as served, 4.2 MiB written back (200,000 times `1e20`, 21 bytes
+//   grows     a card of 0.95 MiB as read, 4.2 MiB written back (200,000 times `1e20`, 21 bytes
 //             each written): CardTooLarge when read, not a ConfigMap the API server refuses
 //   ctor      a gRPC interface on a spec port whose targetPort is `constructor`, a name the pod
 //             does not have (Object.prototype has it): Unmapped, its port never dialled
@@ -438,7 +438,7 @@ describe('hostile agents beside healthy ones', () => {
       {
         name: 'grows',
         what: 'CardTooLarge (written back)',
-        ok: cardReason('CardTooLarge', /bytes written back as JSON \(\d+ as served/),
+        ok: cardReason('CardTooLarge', /bytes written back as JSON \(\d+ as read/),
       },
       {
         name: 'ctor',

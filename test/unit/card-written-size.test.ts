@@ -1,16 +1,24 @@
-// A card is bounded as served and as written back: the operator publishes the card it parsed,
+// A card is bounded as read and as written back: the operator publishes the card it parsed,
 // re-serialised (ConfigMap, card server), and a body under the limit can be over it once
 // written (`1e20` takes 21 bytes, a byte that is not UTF-8 takes 3 as U+FFFD). Such a card gets
 // CardTooLarge when it is read, as a body over the limit does, instead of a ConfigMap the API
-// server refuses on every visit. Pure cases on parseCardBody, then fetchCard over a real socket.
+// server refuses on every visit. The written limit leaves room for what publishing adds (the
+// ConfigMap key, a signature): a card at that limit, signed with RSA-4096, fits a ConfigMap.
+// Pure cases on parseCardBody, the ConfigMap built from one, then fetchCard over a real socket.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { generateKeyPairSync } from 'node:crypto';
 import { CardReason } from '../../src/api/conditions.js';
+import { WRITTEN_CARD_HEADROOM } from '../../src/card/card-json.js';
 import { fetchCard, MAX_CARD_BYTES } from '../../src/probe/fetch-card.js';
 import { parseCardBody } from '../../src/probe/parse-card-body.js';
+import { signCard } from '../../src/routing/card-signing.js';
+import { buildCardConfigMap, MAX_CONFIGMAP_DATA_BYTES } from '../../src/routing/objects.js';
 
+/** The card limit given to parseCardBody; LIMIT is what a card may take written back. */
+const MAX = WRITTEN_CARD_HEADROOM + 1000;
 const LIMIT = 1000;
 const head = '{"name":"a","supportedInterfaces":[{"url":"http://a:1/","protocolBinding":"JSONRPC"}],"n":';
 
@@ -19,17 +27,17 @@ function numbers(spelling: string, count: number): Buffer {
   return Buffer.from(`${head}[${Array(count).fill(spelling).join(',')}]}`);
 }
 
-void test('numbers written in full: under the limit as served, over it written back -> CardTooLarge', () => {
+void test('numbers written in full: under the limit as read, over it written back -> CardTooLarge', () => {
   const raw = numbers('1e20', 60);
   assert.ok(raw.length <= LIMIT, `served ${raw.length}`);
   const written = Buffer.byteLength(JSON.stringify(JSON.parse(raw.toString())));
   assert.ok(written > LIMIT, `written ${written}`);
-  const r = parseCardBody(raw, LIMIT);
+  const r = parseCardBody(raw, MAX);
   assert.ok('problem' in r);
   assert.equal(r.reason, CardReason.CardTooLarge);
   assert.equal(
     r.problem,
-    `the card takes ${written} bytes written back as JSON (${raw.length} as served: numbers are written in full, bytes that are not UTF-8 as U+FFFD), over the ${LIMIT}-byte card limit`,
+    `the card takes ${written} bytes written back as JSON (${raw.length} as read: numbers are written in full, bytes that are not UTF-8 as U+FFFD), over the ${LIMIT}-byte limit of a published card (the ${MAX}-byte card limit less room for the ConfigMap key and a signature)`,
   );
   // Sizes only: nothing of the card's content.
   assert.doesNotMatch(r.problem, /100000000000000000000|1e20/);
@@ -38,7 +46,7 @@ void test('numbers written in full: under the limit as served, over it written b
 void test('bytes that are not UTF-8 grow to U+FFFD -> CardTooLarge', () => {
   const raw = Buffer.concat([Buffer.from(`${head}"`), Buffer.alloc(400, 0xff), Buffer.from('"}')]);
   assert.ok(raw.length <= LIMIT);
-  const r = parseCardBody(raw, LIMIT);
+  const r = parseCardBody(raw, MAX);
   assert.ok('problem' in r);
   assert.equal(r.reason, CardReason.CardTooLarge);
   assert.match(r.problem, /^the card takes 1\d{3} bytes written back as JSON/);
@@ -48,28 +56,50 @@ void test('exactly at the limit written back passes; one byte more does not', ()
   const base = `${head}"`.length + '"}'.length;
   const at = Buffer.from(`${head}"${'x'.repeat(LIMIT - base)}"}`);
   assert.equal(at.length, LIMIT);
-  assert.ok('body' in parseCardBody(at, LIMIT));
+  assert.ok('body' in parseCardBody(at, MAX));
   const over = Buffer.from(`${head}"${'x'.repeat(LIMIT - base + 1)}"}`);
-  const r = parseCardBody(over, LIMIT);
+  const r = parseCardBody(over, MAX);
   assert.ok('problem' in r && r.reason === CardReason.CardTooLarge);
 });
 
 void test('what shrinks when written back passes: whitespace, escapes, short numbers', () => {
-  // Served over the limit only because of its spelling: the caller's read cap is what bounds the
-  // bytes served, this bounds what is published.
+  // Over the written limit as read, only because of its spelling: the caller's read cap bounds
+  // the bytes read, this bounds what is published.
   const raw = Buffer.from(`${head.replace(/,/g, ' ,   ')}[${Array(100).fill('1.0e0').join(' , ')}]}`);
   const written = Buffer.byteLength(JSON.stringify(JSON.parse(raw.toString())));
   assert.ok(written < raw.length, `${written} < ${raw.length}`);
-  assert.ok('body' in parseCardBody(raw, Math.max(written, 1)));
-  assert.ok('body' in parseCardBody(Buffer.from(`${head}"\\u0041\\u00e9"}`), LIMIT));
+  assert.ok('body' in parseCardBody(raw, WRITTEN_CARD_HEADROOM + written));
+  assert.ok('body' in parseCardBody(Buffer.from(`${head}"\\u0041\\u00e9"}`), MAX));
 });
 
 void test('the JSON verdicts come first and stay CardInvalid', () => {
   for (const text of [`${head}`, `${head}1e400}`, `${'['.repeat(100)}${']'.repeat(100)}`]) {
-    const r = parseCardBody(Buffer.from(text), LIMIT);
+    const r = parseCardBody(Buffer.from(text), MAX);
     assert.ok('problem' in r, text.slice(0, 40));
     assert.equal(r.reason, CardReason.CardInvalid, text.slice(0, 40));
   }
+});
+
+void test('a card at the written limit, signed with RSA-4096, fits the ConfigMap the operator writes', async () => {
+  const limit = MAX_CARD_BYTES - WRITTEN_CARD_HEADROOM;
+  const base = `${head}"`.length + '"}'.length;
+  const raw = Buffer.from(`${head}"${'x'.repeat(limit - base)}"}`);
+  const parsed = parseCardBody(raw, MAX_CARD_BYTES);
+  assert.ok('body' in parsed);
+  const one = Buffer.from(`${head}"${'x'.repeat(limit - base + 1)}"}`);
+  assert.ok('problem' in parseCardBody(one, MAX_CARD_BYTES), 'one byte more is over');
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 4096 }).privateKey.export({ format: 'jwk' });
+  const signed = await signCard(parsed.body as Record<string, unknown>, JSON.stringify(rsa));
+  const cm = buildCardConfigMap(
+    { name: 'a', namespace: 'n', uid: 'u' },
+    { card: signed, changed: true, signatures: 'Unchanged' },
+    '',
+  );
+  const data = Object.entries(cm.data ?? {});
+  assert.equal(data.length, 1);
+  const bytes = data.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
+  assert.ok(bytes > limit, `signing and the key add to the card (${bytes})`);
+  assert.ok(bytes <= MAX_CONFIGMAP_DATA_BYTES, `${bytes} bytes of ConfigMap data`);
 });
 
 void test('fetchCard: a served card that grows past 1 MiB written back is CardTooLarge, not a card', async () => {
@@ -98,7 +128,7 @@ void test('fetchCard: a served card that grows past 1 MiB written back is CardTo
     assert.match(
       res.error.message,
       new RegExp(
-        `written back as JSON \\(${body.length} as served.*over the ${MAX_CARD_BYTES}-byte card limit`,
+        `written back as JSON \\(${body.length} as read.*the ${MAX_CARD_BYTES}-byte card limit less room`,
       ),
     );
   } finally {
