@@ -26,36 +26,52 @@ export class CardLoadError extends Error {
   }
 }
 
-export async function loadCard(source: CardSource, fetchImpl: typeof fetch): Promise<LoadedCard> {
+/**
+ * `timeoutMs` bounds the whole fetch, body included (a server that sends headers and stalls
+ * would otherwise hold the caller as long as its fetch lets it).
+ */
+export async function loadCard(
+  source: CardSource,
+  fetchImpl: typeof fetch,
+  timeoutMs = 60_000,
+): Promise<LoadedCard> {
   if ('card' in source) {
     const parsed = parseCard(source.card);
     if (parsed instanceof CardParseError) throw new CardLoadError(parsed.message);
     return { parsed };
   }
-  const url = new URL(source.cardUrl);
+  let url: URL;
+  try {
+    url = new URL(source.cardUrl);
+  } catch (err) {
+    throw new CardLoadError('cardUrl is not an absolute URL', { cause: err });
+  }
+  const from = `${url.origin}${url.pathname}`;
   let res: Response;
   try {
     res = await fetchImpl(url, {
       headers: { 'A2A-Version': '1.0', Accept: 'application/json' },
       redirect: 'error',
+      signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {
-    throw new CardLoadError(`card fetch from ${url.origin}${url.pathname} failed`, { cause: err });
+    throw new CardLoadError(`card fetch from ${from} failed`, { cause: err });
   }
   if (!res.ok) {
     void res.body?.cancel().catch(() => {});
-    throw new CardLoadError(`card fetch from ${url.origin}${url.pathname} answered HTTP ${res.status}`);
+    throw new CardLoadError(`card fetch from ${from} answered HTTP ${res.status}`);
   }
-  let raw: Buffer | undefined;
+  let read: { raw: Buffer } | { over: string };
   try {
-    raw = await readBodyAtMost(res, MAX_CARD_BYTES);
+    read = await readBodyAtMost(res, MAX_CARD_BYTES);
   } catch (err) {
-    throw new CardLoadError(`card fetch from ${url.origin}${url.pathname} failed while reading`, {
-      cause: err,
-    });
+    throw new CardLoadError(`card fetch from ${from} failed while reading`, { cause: err });
   }
-  if (!raw) throw new CardLoadError(`CardTooLarge: the card is over the ${MAX_CARD_BYTES}-byte limit`);
-  const body = parseCardBody(raw, MAX_CARD_BYTES);
+  if ('over' in read)
+    throw new CardLoadError(
+      `CardTooLarge: the card from ${from} is over the ${MAX_CARD_BYTES}-byte card limit (${read.over})`,
+    );
+  const body = parseCardBody(read.raw, MAX_CARD_BYTES);
   if ('problem' in body) throw new CardLoadError(`${body.reason}: ${body.problem}`);
   const parsed = parseCard(body.body);
   if (parsed instanceof CardParseError) throw new CardLoadError(parsed.message);
@@ -63,26 +79,27 @@ export async function loadCard(source: CardSource, fetchImpl: typeof fetch): Pro
 }
 
 /**
- * The body, or undefined when it is over `max` bytes (declared, or counted while reading, which
- * stops there): a card URL that streams without end costs the client at most `max` bytes.
+ * The body, or why it is over `max` bytes (declared, or counted while reading, which stops
+ * there): a card URL that streams without end costs the client at most `max` bytes. Counted
+ * as decoded (a gzip body is counted as it expands).
  */
-async function readBodyAtMost(res: Response, max: number): Promise<Buffer | undefined> {
+async function readBodyAtMost(res: Response, max: number): Promise<{ raw: Buffer } | { over: string }> {
   const declared = Number(res.headers.get('content-length') ?? '');
   if (Number.isFinite(declared) && declared > max) {
     void res.body?.cancel().catch(() => {});
-    return undefined;
+    return { over: `Content-Length ${declared}` };
   }
-  if (!res.body) return Buffer.alloc(0);
+  if (!res.body) return { raw: Buffer.alloc(0) };
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return Buffer.concat(chunks, size);
+    if (done) return { raw: Buffer.concat(chunks, size) };
     size += value.byteLength;
     if (size > max) {
       await reader.cancel().catch(() => {});
-      return undefined;
+      return { over: 'reading stopped there' };
     }
     chunks.push(value);
   }

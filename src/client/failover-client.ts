@@ -39,7 +39,8 @@ export interface FailoverClientOptions {
   cardRefreshIntervalMs?: number;
   /**
    * Bound of one attempt of a unary call (default 60 000 ms). Running out is an ambiguous
-   * failure (the agent may be working on it): returned, not replayed. Streams have none.
+   * failure (the agent may be working on it): returned, not replayed. Streams have none. A
+   * `cardUrl` fetch, body included, has the same bound.
    */
   callTimeoutMs?: number;
   /** Bound of the dial that names a gRPC connection failure (default 3 000 ms). */
@@ -173,7 +174,7 @@ export class FailoverClient {
   static async create(source: CardSource, opts: FailoverClientOptions = {}): Promise<FailoverClient> {
     const owned = opts.fetch ? undefined : ownedFetch();
     try {
-      const loaded = await loadCard(source, opts.fetch ?? owned!.fetch);
+      const loaded = await loadCard(source, opts.fetch ?? owned!.fetch, opts.callTimeoutMs);
       return new FailoverClient(source, loaded, opts, owned);
     } catch (err) {
       await owned?.pool.close();
@@ -287,7 +288,7 @@ export class FailoverClient {
   async refreshCard(): Promise<void> {
     if (!('cardUrl' in this.source) || this.closing) return;
     this.lastRefreshAt = this.now();
-    const loaded = await loadCard(this.source, this.transport.fetch);
+    const loaded = await loadCard(this.source, this.transport.fetch, this.opts.callTimeoutMs);
     const list = candidatesOf(loaded.parsed, { cardScheme: loaded.scheme });
     const keep = this.current;
     this.loaded = loaded;

@@ -1,7 +1,9 @@
 // The client's card from a URL is read as the operator reads one: at most 1 MiB (declared or
-// counted, the reading stopped there, so a card URL that streams without end costs at most
+// counted, the reading cancelled there, so a card URL that streams without end costs at most
 // that), and the operator's verdicts on the JSON (too deep, 1e400, too large written back) as a
-// CardLoadError, never a RangeError or a card holding Infinity. A real local server; Node's fetch.
+// CardLoadError, never a RangeError or a card holding Infinity; a fetch that stalls after its
+// headers ends at the timeout; a cardUrl that is no URL is a CardLoadError too. A real local
+// server; Node's fetch.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
@@ -20,8 +22,9 @@ const card = {
 };
 const text = JSON.stringify(card);
 
-/** Bytes the endless route wrote before the client hung up. */
+/** Bytes the endless route wrote before the client hung up, and the hang-up itself. */
 let endlessSent = 0;
+let endlessClosed: Promise<void> = new Promise(() => undefined);
 const routes: Record<string, (res: ServerResponse) => void> = {
   '/ok': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(text),
   '/declared': (res) => {
@@ -39,7 +42,7 @@ const routes: Record<string, (res: ServerResponse) => void> = {
         if (!res.write(chunk)) return void res.once('drain', pump);
       }
     };
-    res.on('close', () => undefined);
+    endlessClosed = new Promise((resolve) => res.once('close', resolve));
     pump();
   },
   '/bignum': (res) => res.writeHead(200).end(`${text.slice(0, -1)},"n":1e400}`),
@@ -47,6 +50,8 @@ const routes: Record<string, (res: ServerResponse) => void> = {
   '/grows': (res) =>
     res.writeHead(200).end(`${text.slice(0, -1)},"n":[${Array(200_000).fill('1e20').join(',')}]}`),
   '/broken': (res) => res.writeHead(200).end('{"name":'),
+  // Headers, then nothing: never a body, never an end.
+  '/stall': (res) => res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders(),
 };
 
 let server: Server;
@@ -64,8 +69,8 @@ after(() => {
   server.close();
 });
 
-async function refused(path: string): Promise<string> {
-  const err = await loadCard({ cardUrl: `${base}${path}` }, fetch).then(
+async function refused(path: string, timeoutMs?: number): Promise<string> {
+  const err = await loadCard({ cardUrl: `${base}${path}` }, fetch, timeoutMs).then(
     () => assert.fail(`${path} loaded`),
     (e: unknown) => e,
   );
@@ -80,13 +85,38 @@ void test('a card within the limits loads', async () => {
 });
 
 void test('over 1 MiB declared: CardTooLarge', async () => {
-  assert.match(await refused('/declared'), /^CardTooLarge: the card is over the 1048576-byte limit$/);
+  assert.match(
+    await refused('/declared'),
+    /^CardTooLarge: the card from http:\/\/127\.0\.0\.1:\d+\/declared is over the 1048576-byte card limit \(Content-Length 2097152\)$/,
+  );
 });
 
-void test('a card that streams without end: CardTooLarge, the reading stopped near 1 MiB', async () => {
-  assert.match(await refused('/endless'), /^CardTooLarge: /);
-  // The server writes ahead into socket buffers; what matters is that it was not read to the end.
-  assert.ok(endlessSent < 16 * 1024 * 1024, `the server wrote ${endlessSent} bytes`);
+// A regression hangs rather than fails: the test's timeout turns it into a failure.
+void test(
+  'a card that streams without end: CardTooLarge, the reading cancelled near 1 MiB',
+  { timeout: 60_000 },
+  async () => {
+    assert.match(await refused('/endless'), /\(reading stopped there\)$/);
+    // The server writes ahead into socket buffers; what matters is that it was not read to the end,
+    // and that the client hung up: backpressure alone would stop the server too, with the
+    // connection held open. A liveness wait, not a time bound (the test's timeout ends it).
+    await endlessClosed;
+    assert.ok(endlessSent < 16 * 1024 * 1024, `the server wrote ${endlessSent} bytes`);
+  },
+);
+
+void test(
+  'headers, then nothing: a CardLoadError at the timeout, not a wait without end',
+  { timeout: 60_000 },
+  async () => {
+    assert.match(await refused('/stall', 500), /^card fetch from http:\/\/127\.0\.0\.1:\d+\/stall failed/);
+  },
+);
+
+void test('a cardUrl that is not a URL: a CardLoadError, before anything is dialled', async () => {
+  const err = await loadCard({ cardUrl: 'not a url' }, () => assert.fail('dialled')).catch((e: unknown) => e);
+  assert.ok(err instanceof CardLoadError);
+  assert.equal(err.message, 'cardUrl is not an absolute URL');
 });
 
 void test("the operator's verdicts on the JSON: 1e400, too deep, not JSON (CardInvalid), grows past 1 MiB (CardTooLarge)", async () => {
