@@ -3,7 +3,7 @@
  * URL serving one: the agent's `/.well-known/agent-card.json` or the operator's advertised card
  * endpoint (`/cards/<namespace>/<name>`), which lists only verified interfaces. A fetched card
  * is read as the operator reads one (probe/parse-card-body.ts): at most 1 MiB, the reading
- * stopped there, and any JSON a card cannot be (too deep, `1e400`, too large written back)
+ * stopped there, and any JSON a card cannot be (too deep, `1e400`, over 1 MiB written back)
  * is refused with the operator's reason, never a throw from a later step.
  */
 import { CardParseError, parseCard, type ParsedCard } from '../card/index.js';
@@ -71,7 +71,9 @@ export async function loadCard(
     throw new CardLoadError(
       `CardTooLarge: the card from ${from} is over the ${MAX_CARD_BYTES}-byte card limit (${read.over})`,
     );
-  const body = parseCardBody(read.raw, MAX_CARD_BYTES);
+  // No room for publishing: the client publishes nothing, and the operator's own card endpoint
+  // serves a card that used that room (a signature).
+  const body = parseCardBody(read.raw, MAX_CARD_BYTES, 0);
   if ('problem' in body) throw new CardLoadError(`${body.reason}: ${body.problem}`);
   const parsed = parseCard(body.body);
   if (parsed instanceof CardParseError) throw new CardLoadError(parsed.message);

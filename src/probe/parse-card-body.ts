@@ -38,9 +38,15 @@ export function syntaxErrorOffset(err: unknown, text: string): number | undefine
  * can be larger than what was read: a number is written in full (`1e20`, 4 bytes as read,
  * takes 21), a byte that is not UTF-8 becomes U+FFFD (3 bytes). A card that passes here fits
  * where it is published, whatever its spelling; one that does not gets the same verdict as a
- * body over the limit, from the operator, `check --card` and the client alike.
+ * body over the limit, from the operator and `check --card` alike. A reader that publishes
+ * nothing (the client, which may be reading the card the operator published, signature and
+ * all) passes `headroom` 0.
  */
-export function parseCardBody(raw: Buffer, maxBytes: number): { body: unknown } | CardBodyProblem {
+export function parseCardBody(
+  raw: Buffer,
+  maxBytes: number,
+  headroom = WRITTEN_CARD_HEADROOM,
+): { body: unknown } | CardBodyProblem {
   const text = raw.toString('utf8');
   let body: unknown;
   try {
@@ -57,11 +63,14 @@ export function parseCardBody(raw: Buffer, maxBytes: number): { body: unknown } 
   if (problem) return { reason: CardReason.CardInvalid, problem };
   // Linear in the body: a written number takes at most 24 bytes, a written byte at most 3.
   const written = Buffer.byteLength(JSON.stringify(body), 'utf8');
-  const limit = maxBytes - WRITTEN_CARD_HEADROOM;
-  if (written > limit)
-    return {
-      reason: CardReason.CardTooLarge,
-      problem: `the card takes ${written} bytes written back as JSON (${raw.length} as read: numbers are written in full, bytes that are not UTF-8 as U+FFFD), over the ${limit}-byte limit of a published card (the ${maxBytes}-byte card limit less room for the ConfigMap key and a signature)`,
-    };
-  return { body };
+  const limit = maxBytes - headroom;
+  if (written <= limit) return { body };
+  const over =
+    headroom > 0
+      ? `the ${limit}-byte limit of a published card (the ${maxBytes}-byte card limit less room for the ConfigMap key and a signature)`
+      : `the ${maxBytes}-byte card limit`;
+  return {
+    reason: CardReason.CardTooLarge,
+    problem: `the card takes ${written} bytes written back as JSON (${raw.length} as read: numbers are written in full, bytes that are not UTF-8 as U+FFFD), over ${over}`,
+  };
 }

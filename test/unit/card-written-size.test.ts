@@ -72,6 +72,15 @@ void test('what shrinks when written back passes: whitespace, escapes, short num
   assert.ok('body' in parseCardBody(Buffer.from(`${head}"\\u0041\\u00e9"}`), MAX));
 });
 
+void test('headroom 0 (a reader that publishes nothing): the card limit itself, and the message says so', () => {
+  const raw = numbers('1e20', 60);
+  const written = Buffer.byteLength(JSON.stringify(JSON.parse(raw.toString())));
+  assert.ok('body' in parseCardBody(raw, written, 0));
+  const r = parseCardBody(raw, written - 1, 0);
+  assert.ok('problem' in r && r.reason === CardReason.CardTooLarge);
+  assert.match(r.problem, new RegExp(`, over the ${written - 1}-byte card limit$`));
+});
+
 void test('the JSON verdicts come first and stay CardInvalid', () => {
   for (const text of [`${head}`, `${head}1e400}`, `${'['.repeat(100)}${']'.repeat(100)}`]) {
     const r = parseCardBody(Buffer.from(text), MAX);

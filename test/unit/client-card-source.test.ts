@@ -50,6 +50,9 @@ const routes: Record<string, (res: ServerResponse) => void> = {
   '/grows': (res) =>
     res.writeHead(200).end(`${text.slice(0, -1)},"n":[${Array(200_000).fill('1e20').join(',')}]}`),
   '/broken': (res) => res.writeHead(200).end('{"name":'),
+  // Within the room the operator keeps for a signature: a card it may have published, signed.
+  '/near': (res) =>
+    res.writeHead(200).end(`${text.slice(0, -1)},"pad":"${'x'.repeat(1024 * 1024 - 4096 - text.length)}"}`),
   // Headers, then nothing: never a body, never an end.
   '/stall': (res) => res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders(),
 };
@@ -82,6 +85,11 @@ void test('a card within the limits loads', async () => {
   const loaded = await loadCard({ cardUrl: `${base}/ok` }, fetch);
   assert.equal(loaded.parsed.interfaces[0]?.url, 'http://a.internal:1/');
   assert.equal(loaded.scheme, 'http');
+});
+
+void test('a card in the room the operator keeps for a signature loads: the client publishes nothing', async () => {
+  const loaded = await loadCard({ cardUrl: `${base}/near` }, fetch);
+  assert.equal(loaded.parsed.interfaces.length, 1);
 });
 
 void test('over 1 MiB declared: CardTooLarge', async () => {
@@ -123,5 +131,8 @@ void test("the operator's verdicts on the JSON: 1e400, too deep, not JSON (CardI
   assert.match(await refused('/bignum'), /^CardInvalid: .*double range/);
   assert.match(await refused('/deep'), /^CardInvalid: .*deeper than 64/);
   assert.match(await refused('/broken'), /^CardInvalid: the card is not valid JSON at byte 8$/);
-  assert.match(await refused('/grows'), /^CardTooLarge: the card takes \d+ bytes written back as JSON/);
+  assert.match(
+    await refused('/grows'),
+    /^CardTooLarge: the card takes \d+ bytes written back as JSON \(\d+ as read: .*\), over the 1048576-byte card limit$/,
+  );
 });
