@@ -17,7 +17,8 @@ export const MAX_CARD_DEPTH = 64;
  * What a card's published form needs beyond the card's own JSON, within the same 1 MiB: the
  * ConfigMap holds it under `agent-card.json` with a newline (16 bytes of the API server's limit
  * on keys and values), and with spec.routing.signingKey the operator adds one signature (204
- * bytes with an EC key, 801 with RSA-4096, about 2.9 KiB with RSA-16384, plus the key's kid).
+ * bytes with an EC key, 801 with RSA-4096, 2,849 with RSA-16384, the largest modulus OpenSSL
+ * verifies; a kid, at most 1 KiB (MAX_KID_BYTES in routing/card-signing.ts), adds 1,341 more).
  */
 export const WRITTEN_CARD_HEADROOM = 8 * 1024;
 

@@ -43,12 +43,8 @@ import {
   sliceWithEndpoints,
   type Owner,
 } from '../routing/objects.js';
-import {
-  SIGNED_FROM_ANNOTATION,
-  signingKeyProblem,
-  signingTag,
-  unsignedDigest,
-} from '../routing/card-signing.js';
+import { SIGNED_FROM_ANNOTATION, signingTag, unsignedDigest } from '../routing/card-signing.js';
+import { signingKeyVerdict } from './signing-key-check.js';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { applyFailedStatus, applyFailureMessage } from './apply-failure.js';
 import { mapInterfaces } from '../observation/interface-map.js';
@@ -322,7 +318,8 @@ export class AgentReconciler {
     const problems: SpecProblem[] = [...resolved.problems];
     // A key that cannot sign is a spec problem like a refused Secret (docs/security.md): full
     // routing is held, nothing is published unsigned in its place, withdrawals still apply.
-    const keyProblem = resolved.signingKey ? signingKeyProblem(resolved.signingKey) : undefined;
+    const memory = this.memory.for(key, generation, owner.uid);
+    const keyProblem = resolved.signingKey ? await signingKeyVerdict(memory, resolved.signingKey) : undefined;
     if (keyProblem)
       problems.push({ reason: Reason.SigningKeyInvalid, message: `spec.routing.signingKey: ${keyProblem}` });
     const signingKey = keyProblem ? undefined : resolved.signingKey;
@@ -355,7 +352,6 @@ export class AgentReconciler {
     // Removals first, from what memory already knows: a pod that left is withdrawn before any
     // probe of this reconcile runs (those may take timeoutSeconds).
     if (enforce) await attempt(() => this.shrinkNow(key, owner, generation, spec, serviceName, pods, signal));
-    const memory = this.memory.for(key, generation, owner.uid);
     const before = enforce ? currentRouting(this.deps.owned, owner, serviceName) : undefined;
     // What routing says is verified, for pods this memory has no record of (a restart, a leader
     // change): made when a visit first meets such a pod, not on every steady visit.

@@ -4,6 +4,7 @@
  * for byte what the SDK's verifier (and so most A2A clients) will check.
  */
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type JsonWebKey } from 'node:crypto';
+import { promisify } from 'node:util';
 
 interface Jwk {
   kty?: string;
@@ -36,11 +37,22 @@ const ALGS: Record<string, readonly string[]> = {
 };
 
 /**
- * Why a signing key cannot sign, or undefined when it can: not JSON, not a JWK, a public key,
- * an unsupported `kty` or `alg`, or key material Node's crypto refuses. The message never
- * quotes the key (it is a secret): only its kty and alg, which are public by nature.
+ * The longest kid a signing key may carry, in bytes as JSON. Every signature carries the kid in
+ * its protected header (base64url, a third more), and the card's publishing room
+ * (WRITTEN_CARD_HEADROOM) must hold the largest signature: RSA-16384 (the largest modulus
+ * OpenSSL verifies) with this kid adds 4,190 bytes to a card. A kid names a key; 1 KiB is
+ * far more than a UUID, a thumbprint or a URL needs.
  */
-export function signingKeyProblem(text: string): string | undefined {
+export const MAX_KID_BYTES = 1024;
+
+/**
+ * Why a signing key cannot sign, or undefined when it can: not JSON, not a JWK, a public key,
+ * an unsupported `kty` or `alg`, a kid that is not a short string, or key material Node's
+ * crypto refuses. The message never quotes the key (it is a secret): only its kty and alg,
+ * which are public by nature. The trial signature runs on libuv's thread pool: with RSA-16384
+ * it takes about a second, which must not stall the event loop.
+ */
+export async function signingKeyProblem(text: string): Promise<string | undefined> {
   try {
     const jwk = parseSigningKey(text);
     const algs = ALGS[jwk.kty ?? ''];
@@ -48,7 +60,12 @@ export function signingKeyProblem(text: string): string | undefined {
     const alg = defaultAlg(jwk);
     if (!algs.includes(alg))
       return `JWK alg ${JSON.stringify(alg.slice(0, 16))} does not fit kty ${jwk.kty} (${algs.join(', ')})`;
-    if (!keyPairMatches(jwk))
+    if (jwk.kid !== undefined && typeof jwk.kid !== 'string')
+      return `the JWK's kid is a ${jwk.kid === null ? 'null' : typeof jwk.kid}, not a string (RFC 7517 4.5)`;
+    const kidBytes = jwk.kid === undefined ? 0 : Buffer.byteLength(JSON.stringify(jwk.kid));
+    if (kidBytes > MAX_KID_BYTES)
+      return `the JWK's kid takes ${kidBytes} bytes as JSON, over the ${MAX_KID_BYTES}-byte limit (every signature in the published card carries it)`;
+    if (!(await keyPairMatches(jwk)))
       return `the ${jwk.kty} JWK is not a usable private key (a field is missing or malformed, or the private part does not match the public one)`;
     return undefined;
   } catch (err) {
@@ -57,12 +74,30 @@ export function signingKeyProblem(text: string): string | undefined {
   }
 }
 
+const signAsync = promisify(
+  (
+    digest: string | null,
+    data: Buffer,
+    key: ReturnType<typeof createPrivateKey>,
+    done: (err: Error | null, sig: Buffer) => void,
+  ) => sign(digest, data, key, done),
+);
+const verifyAsync = promisify(
+  (
+    digest: string | null,
+    data: Buffer,
+    key: ReturnType<typeof createPublicKey>,
+    sig: Buffer,
+    done: (err: Error | null, ok: boolean) => void,
+  ) => verify(digest, data, key, sig, done),
+);
+
 /**
  * Whether Node loads the private key and a signature made with it verifies under the JWK's
  * public part: a truncated or foreign `d` loads but signs for no one (readers would see a
  * signature that never verifies).
  */
-function keyPairMatches(jwk: Jwk): boolean {
+async function keyPairMatches(jwk: Jwk): Promise<boolean> {
   const publicFields: Record<string, string[]> = {
     EC: ['crv', 'x', 'y'],
     OKP: ['crv', 'x'],
@@ -74,8 +109,8 @@ function keyPairMatches(jwk: Jwk): boolean {
     const priv = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
     const digest = jwk.kty === 'OKP' ? null : 'sha256';
     const data = Buffer.from('a2a-operator signing key check');
-    const sig = sign(digest, data, priv);
-    return verify(digest, data, createPublicKey({ key: pub as JsonWebKey, format: 'jwk' }), sig);
+    const sig = await signAsync(digest, data, priv);
+    return await verifyAsync(digest, data, createPublicKey({ key: pub as JsonWebKey, format: 'jwk' }), sig);
   } catch {
     return false;
   }

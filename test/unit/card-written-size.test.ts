@@ -3,7 +3,8 @@
 // written (`1e20` takes 21 bytes, a byte that is not UTF-8 takes 3 as U+FFFD). Such a card gets
 // CardTooLarge when it is read, as a body over the limit does, instead of a ConfigMap the API
 // server refuses on every visit. The written limit leaves room for what publishing adds (the
-// ConfigMap key, a signature): a card at that limit, signed with RSA-4096, fits a ConfigMap.
+// ConfigMap key, a signature): a card at that limit, signed with the largest signature a
+// signing key may make, fits a ConfigMap.
 // Pure cases on parseCardBody, the ConfigMap built from one, then fetchCard over a real socket.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import { CardReason } from '../../src/api/conditions.js';
 import { WRITTEN_CARD_HEADROOM } from '../../src/card/card-json.js';
 import { fetchCard, MAX_CARD_BYTES } from '../../src/probe/fetch-card.js';
 import { parseCardBody } from '../../src/probe/parse-card-body.js';
-import { signCard } from '../../src/routing/card-signing.js';
+import { MAX_KID_BYTES, signCard, signingKeyProblem } from '../../src/routing/card-signing.js';
 import { buildCardConfigMap, MAX_CONFIGMAP_DATA_BYTES } from '../../src/routing/objects.js';
 
 /** The card limit given to parseCardBody; LIMIT is what a card may take written back. */
@@ -89,7 +90,8 @@ void test('the JSON verdicts come first and stay CardInvalid', () => {
   }
 });
 
-void test('a card at the written limit, signed with RSA-4096, fits the ConfigMap the operator writes', async () => {
+/** A card exactly at the written limit, parsed as the operator parses it. */
+function cardAtLimit(): Record<string, unknown> {
   const limit = MAX_CARD_BYTES - WRITTEN_CARD_HEADROOM;
   const base = `${head}"`.length + '"}'.length;
   const raw = Buffer.from(`${head}"${'x'.repeat(limit - base)}"}`);
@@ -97,18 +99,50 @@ void test('a card at the written limit, signed with RSA-4096, fits the ConfigMap
   assert.ok('body' in parsed);
   const one = Buffer.from(`${head}"${'x'.repeat(limit - base + 1)}"}`);
   assert.ok('problem' in parseCardBody(one, MAX_CARD_BYTES), 'one byte more is over');
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 4096 }).privateKey.export({ format: 'jwk' });
-  const signed = await signCard(parsed.body as Record<string, unknown>, JSON.stringify(rsa));
+  return parsed.body as Record<string, unknown>;
+}
+
+/** The bytes of data (keys and values) of the ConfigMap the operator writes for a card. */
+function configMapDataBytes(card: Record<string, unknown>): number {
   const cm = buildCardConfigMap(
     { name: 'a', namespace: 'n', uid: 'u' },
-    { card: signed, changed: true, signatures: 'Unchanged' },
+    { card, changed: true, signatures: 'Unchanged' },
     '',
   );
   const data = Object.entries(cm.data ?? {});
   assert.equal(data.length, 1);
-  const bytes = data.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
-  assert.ok(bytes > limit, `signing and the key add to the card (${bytes})`);
+  return data.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
+}
+
+/** The longest kid signingKeyProblem accepts: MAX_KID_BYTES as JSON, quotes included. */
+const longestKid = 'k'.repeat(MAX_KID_BYTES - 2);
+
+void test('a card at the written limit, signed with RSA-4096 and the longest kid, fits the ConfigMap', async () => {
+  const card = cardAtLimit();
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 4096 }).privateKey.export({ format: 'jwk' });
+  const key = JSON.stringify({ ...rsa, alg: 'PS512', kid: longestKid });
+  assert.equal(await signingKeyProblem(key), undefined);
+  const bytes = configMapDataBytes(await signCard(card, key));
+  assert.ok(
+    bytes > MAX_CARD_BYTES - WRITTEN_CARD_HEADROOM + 2000,
+    `signing and the key add to the card (${bytes})`,
+  );
   assert.ok(bytes <= MAX_CONFIGMAP_DATA_BYTES, `${bytes} bytes of ConfigMap data`);
+});
+
+void test('the largest signature a key may make (RSA-16384, the longest kid) fits the publishing room', () => {
+  // An RSA-16384 key takes minutes to generate: the signature is built in its shape instead
+  // (a 2,048-byte signature, the header jose writes), as the SDK adds it to the card.
+  const b64 = (b: Buffer): string => b.toString('base64url');
+  const header = JSON.stringify({ alg: 'PS512', kid: longestKid, typ: 'JOSE' });
+  const card = cardAtLimit();
+  const signed = {
+    ...card,
+    signatures: [{ protected: b64(Buffer.from(header)), signature: b64(Buffer.alloc(2048, 0xff)) }],
+  };
+  const added = Buffer.byteLength(JSON.stringify(signed)) - Buffer.byteLength(JSON.stringify(card));
+  assert.ok(added > 4000, `the signature adds ${added} bytes`);
+  assert.ok(configMapDataBytes(signed) <= MAX_CONFIGMAP_DATA_BYTES);
 });
 
 void test('fetchCard: a served card that grows past 1 MiB written back is CardTooLarge, not a card', async () => {

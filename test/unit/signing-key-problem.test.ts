@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { signCard, signingKeyProblem, signingTag, unsignedDigest } from '../../src/routing/card-signing.js';
+import {
+  MAX_KID_BYTES,
+  signCard,
+  signingKeyProblem,
+  signingTag,
+  unsignedDigest,
+} from '../../src/routing/card-signing.js';
 import { reusableSignature } from '../../src/controller/reconciler.js';
 import { CARD_KEY } from '../../src/routing/objects.js';
 import { SIGNED_FROM_ANNOTATION } from '../../src/routing/card-signing.js';
@@ -28,10 +34,15 @@ describe('signingKeyProblem: each bad key shape is SigningKeyInvalid material', 
     ['an unknown curve', JSON.stringify({ ...ecPrivate, crv: 'P-999' })],
     ['a malformed private part', JSON.stringify({ ...ecPrivate, d: 'AAAA' })],
     ['a private part of another key', JSON.stringify({ ...ecPrivate, d: secretOf(otherEc) })],
+    ['a kid that is a number', JSON.stringify({ ...ecPrivate, kid: 7 })],
+    ['a kid that is an object', JSON.stringify({ ...ecPrivate, kid: { a: 1 } })],
+    ['a kid over 1 KiB', JSON.stringify({ ...ecPrivate, kid: 'k'.repeat(MAX_KID_BYTES - 1) })],
+    // 200 control characters: 200 bytes as text, 1,202 written as JSON escapes in the header
+    ['a kid over 1 KiB as JSON', JSON.stringify({ ...ecPrivate, kid: '\u0001'.repeat(200) })],
   ];
   for (const [what, text] of bad) {
-    it(`refuses ${what}, quoting no key material`, () => {
-      const problem = signingKeyProblem(text);
+    it(`refuses ${what}, quoting no key material`, async () => {
+      const problem = await signingKeyProblem(text);
       assert.ok(problem, what);
       const d = secretOf(ecPrivate);
       assert.ok(!problem.includes(d.slice(0, 12)), problem);
@@ -42,10 +53,18 @@ describe('signingKeyProblem: each bad key shape is SigningKeyInvalid material', 
     ['EC P-256', ecPrivate],
     ['OKP Ed25519', ed],
     ['RSA', rsa],
+    ['EC P-256 with a kid of exactly 1 KiB as JSON', { ...ecPrivate, kid: 'k'.repeat(MAX_KID_BYTES - 2) }],
   ] as const) {
-    it(`accepts an ${what} private key`, () =>
-      assert.equal(signingKeyProblem(JSON.stringify(jwk)), undefined));
+    it(`accepts an ${what} private key`, async () =>
+      assert.equal(await signingKeyProblem(JSON.stringify(jwk)), undefined));
   }
+  it('names the kid problem in bytes and the limit', async () => {
+    const problem = await signingKeyProblem(JSON.stringify({ ...ecPrivate, kid: 'k'.repeat(2000) }));
+    assert.equal(
+      problem,
+      "the JWK's kid takes 2002 bytes as JSON, over the 1024-byte limit (every signature in the published card carries it)",
+    );
+  });
 });
 
 describe('signing tag and reuse of a randomised signature', () => {
