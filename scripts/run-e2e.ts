@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startRealCluster, type RealCluster } from '../test/harness/real-cluster/cluster.js';
 import { describeForTests } from '../test/e2e/cluster-handle.js';
 import { startChildrenInOwnGroups } from '../test/harness/process.js';
+import { testTimeoutArgs } from './test-timeout.js';
 
 // The cluster's processes get process groups of their own: a Ctrl-C reaches the tests and this
 // runner, which then stops the cluster in order.
@@ -22,6 +23,7 @@ const files =
         .filter((n) => n.endsWith('.test.ts'))
         .sort()
         .map((n) => join('test/e2e', n));
+const timeoutArgs = testTimeoutArgs(); // before the cluster starts: a bad A2A_TEST_TIMEOUT_MS stops here
 
 let cluster: RealCluster | undefined;
 let child: ReturnType<typeof spawn> | undefined;
@@ -43,7 +45,8 @@ try {
   log(`phase cluster up: ${secs(t0)}`);
   if (!stopping) {
     const t1 = Date.now();
-    child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {
+    const args = ['--import', 'tsx', '--test', '--test-concurrency=1', ...timeoutArgs, ...files];
+    child = spawn(process.execPath, args, {
       stdio: 'inherit',
       env: { ...process.env, A2A_E2E_CLUSTER: describeForTests(cluster) },
     });

@@ -7,10 +7,13 @@
 // Every temporary file of the run (operator and agent logs, kubeconfigs, the control plane's
 // data) goes in one directory: removed when every test passed, kept and named when one failed
 // (or with A2A_KEEP_TEST_LOGS=1), so runs that pass do not fill the machine's /tmp.
+//
+// A test that hangs fails after a bound (test-timeout.ts) rather than holding the run.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testTimeoutArgs } from './test-timeout.js';
 
 function findTests(dir: string): string[] {
   let out: string[] = [];
@@ -24,6 +27,7 @@ function findTests(dir: string): string[] {
 
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
+const timeoutArgs = testTimeoutArgs(); // before anything starts: a bad A2A_TEST_TIMEOUT_MS stops here
 const selected = args.filter((a) => !a.startsWith('--'));
 const roots = selected.length > 0 ? selected : unitOnly ? ['test/unit'] : ['test/unit', 'test/integration'];
 const files = roots.flatMap((r) => (statSync(r).isDirectory() ? findTests(r) : [r]));
@@ -44,7 +48,7 @@ const env = { ...process.env };
 const concurrency = process.env.A2A_TEST_CONCURRENCY ?? '1';
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...timeoutArgs, ...files],
   { stdio: 'inherit', env },
 );
 const code: number = await new Promise((resolve) =>
