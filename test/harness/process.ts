@@ -9,6 +9,12 @@ const live = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const p of live) p.kill('SIGKILL');
 });
+// SIGTERM ends a process without 'exit' (Node 20's test runner ends a test file that outran its
+// bound this way, scripts/test-timeout.ts): exit instead, so the children go with it, unless the
+// process handles SIGTERM itself (stop-signal.ts, run-e2e.ts).
+process.once('SIGTERM', () => {
+  if (process.listenerCount('SIGTERM') === 0) process.exit(143);
+});
 
 // Tests leave children in their own process group, so a Ctrl-C on `npm test` reaches them too.
 // Scripts a person stops with Ctrl-C set this (stop-signal.ts): their children get groups of
