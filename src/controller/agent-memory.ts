@@ -40,8 +40,6 @@ export interface AgentMemory {
   continuity?: { digest: string; condition: ConditionInput };
   /** The inputs of the last visit when it changed nothing (quiet-visit.ts); unset after one that did. */
   quiet?: InputsPrint;
-  /** The verdict on the signing key this agent last read, by the key's digest (signing-key-check.ts). */
-  signingKey?: { digest: string; problem: string | undefined };
 }
 
 export class MemoryStore {

@@ -33,7 +33,7 @@ export interface VisitInputs {
    * name our object holds cannot be taken by another without ours leaving the cache first).
    */
   owned: readonly InventoryObject[];
-  /** The signing key, when one signs: a rotated key re-signs the card. Held in memory only. */
+  /** The signing key's digest (signing-key-check.ts), when one signs: a rotated key re-signs the card. */
   signingKey: string | undefined;
 }
 

@@ -44,7 +44,7 @@ import {
   type Owner,
 } from '../routing/objects.js';
 import { SIGNED_FROM_ANNOTATION, signingTag, unsignedDigest } from '../routing/card-signing.js';
-import { signingKeyVerdict } from './signing-key-check.js';
+import { SigningKeyVerdicts } from './signing-key-check.js';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { applyFailedStatus, applyFailureMessage } from './apply-failure.js';
 import { mapInterfaces } from '../observation/interface-map.js';
@@ -241,6 +241,8 @@ interface WrittenStatus {
 
 export class AgentReconciler {
   readonly memory: MemoryStore;
+  /** Signing keys' verdicts, by key digest: one check per key, not per visit. */
+  private readonly signingKeys = new SigningKeyVerdicts();
   private readonly now: () => number;
   private readonly written = new Map<string, WrittenStatus>();
 
@@ -318,8 +320,8 @@ export class AgentReconciler {
     const problems: SpecProblem[] = [...resolved.problems];
     // A key that cannot sign is a spec problem like a refused Secret (docs/security.md): full
     // routing is held, nothing is published unsigned in its place, withdrawals still apply.
-    const memory = this.memory.for(key, generation, owner.uid);
-    const keyProblem = resolved.signingKey ? await signingKeyVerdict(memory, resolved.signingKey) : undefined;
+    const keyVerdict = resolved.signingKey ? await this.signingKeys.verdict(resolved.signingKey) : undefined;
+    const keyProblem = keyVerdict?.problem;
     if (keyProblem)
       problems.push({ reason: Reason.SigningKeyInvalid, message: `spec.routing.signingKey: ${keyProblem}` });
     const signingKey = keyProblem ? undefined : resolved.signingKey;
@@ -352,6 +354,7 @@ export class AgentReconciler {
     // Removals first, from what memory already knows: a pod that left is withdrawn before any
     // probe of this reconcile runs (those may take timeoutSeconds).
     if (enforce) await attempt(() => this.shrinkNow(key, owner, generation, spec, serviceName, pods, signal));
+    const memory = this.memory.for(key, generation, owner.uid);
     const before = enforce ? currentRouting(this.deps.owned, owner, serviceName) : undefined;
     // What routing says is verified, for pods this memory has no record of (a restart, a leader
     // change): made when a visit first meets such a pod, not on every steady visit.
@@ -405,7 +408,7 @@ export class AgentReconciler {
             serviceConflict: conflict,
             gateOwnedElsewhere,
             owned: inventory(this.deps.owned, namespace, name),
-            signingKey,
+            signingKey: keyProblem ? undefined : keyVerdict?.digest,
           }
         : undefined;
     if (inputs && memory.quiet && matchesPrint(inputs, memory.quiet)) {

@@ -1,22 +1,44 @@
 /**
- * The signing key's verdict (routing/card-signing.ts), made once per key and kept in the
- * agent's memory: the check signs and verifies a test message, a few milliseconds with EC or
- * RSA-2048, 20 ms with RSA-4096 and about a second with RSA-16384, and a visit reads the key
- * every period. The memory holds the key's digest, not the key; a rotated key (new text) is
- * checked again, as is any key after a new generation or a restart (fresh memory).
+ * Signing keys' verdicts (routing/card-signing.ts), made once per key text and process: the
+ * check signs and verifies a test message (a few milliseconds with EC or RSA-2048, 20 ms with
+ * RSA-4096, about half a second with RSA-16384 on the thread pool), and each visit of each agent
+ * reads its key every period. The verdict depends on the key text alone, so agents sharing a
+ * key share it, and checks of one key started together (a new leader's first visits) are one
+ * check. Kept by the key's sha256, never the key; a rotated key is a new text, checked again.
  */
 import { createHash } from 'node:crypto';
 import { signingKeyProblem } from '../routing/card-signing.js';
-import type { AgentMemory } from './agent-memory.js';
 
-export async function signingKeyVerdict(
-  memory: AgentMemory,
-  key: string,
-  check: (key: string) => Promise<string | undefined> = signingKeyProblem,
-): Promise<string | undefined> {
-  const digest = createHash('sha256').update(key).digest('base64url');
-  if (memory.signingKey?.digest === digest) return memory.signingKey.problem;
-  const problem = await check(key);
-  memory.signingKey = { digest, problem };
-  return problem;
+export interface SigningKeyVerdict {
+  /** sha256 of the key text (base64url): what a visit's inputs hold instead of the key. */
+  digest: string;
+  /** Why the key cannot sign, or undefined when it can. */
+  problem: string | undefined;
+}
+
+export class SigningKeyVerdicts {
+  private readonly byDigest = new Map<string, Promise<string | undefined>>();
+
+  constructor(
+    private readonly check: (key: string) => Promise<string | undefined> = signingKeyProblem,
+    /** Keys remembered at once: the oldest is forgotten past this (checked again if seen). */
+    private readonly max = 256,
+  ) {}
+
+  async verdict(key: string): Promise<SigningKeyVerdict> {
+    const digest = createHash('sha256').update(key).digest('base64url');
+    let pending = this.byDigest.get(digest);
+    if (!pending) {
+      if (this.byDigest.size >= this.max) this.byDigest.delete(this.byDigest.keys().next().value!);
+      pending = this.check(key);
+      this.byDigest.set(digest, pending);
+      // A check that threw (not a verdict) is not remembered: the next visit tries again.
+      pending.catch(() => this.byDigest.delete(digest));
+    }
+    return { digest, problem: await pending };
+  }
+
+  get size(): number {
+    return this.byDigest.size;
+  }
 }

@@ -55,13 +55,18 @@ export const MAX_KID_BYTES = 1024;
 export async function signingKeyProblem(text: string): Promise<string | undefined> {
   try {
     const jwk = parseSigningKey(text);
-    const algs = ALGS[jwk.kty ?? ''];
+    if (jwk.alg !== undefined && typeof jwk.alg !== 'string')
+      return `the JWK's alg is ${typeName(jwk.alg)}, not a string`;
+    // Own keys only: a kty of "toString" must not find Object.prototype's.
+    const algs = typeof jwk.kty === 'string' && Object.hasOwn(ALGS, jwk.kty) ? ALGS[jwk.kty] : undefined;
     if (!algs) return `unsupported JWK kty ${JSON.stringify(String(jwk.kty).slice(0, 16))} (EC, OKP or RSA)`;
     const alg = defaultAlg(jwk);
     if (!algs.includes(alg))
       return `JWK alg ${JSON.stringify(alg.slice(0, 16))} does not fit kty ${jwk.kty} (${algs.join(', ')})`;
     if (jwk.kid !== undefined && typeof jwk.kid !== 'string')
-      return `the JWK's kid is a ${jwk.kid === null ? 'null' : typeof jwk.kid}, not a string (RFC 7517 4.5)`;
+      return `the JWK's kid is ${typeName(jwk.kid)}, not a string (RFC 7517 4.5)`;
+    if (jwk.kid === '')
+      return "the JWK's kid is empty (readers look the key up by it; leave kid out instead)";
     const kidBytes = jwk.kid === undefined ? 0 : Buffer.byteLength(JSON.stringify(jwk.kid));
     if (kidBytes > MAX_KID_BYTES)
       return `the JWK's kid takes ${kidBytes} bytes as JSON, over the ${MAX_KID_BYTES}-byte limit (every signature in the published card carries it)`;
@@ -72,6 +77,10 @@ export async function signingKeyProblem(text: string): Promise<string | undefine
     if (err instanceof SigningKeyError) return err.message;
     throw err;
   }
+}
+
+function typeName(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`;
 }
 
 const signAsync = promisify(
@@ -127,21 +136,31 @@ export function unsignedDigest(card: Record<string, unknown>): string {
 }
 
 /**
- * `<payload digest>.<key id>`: equal tags mean the same unsigned card signed with the same key.
- * ES256/EdDSA-with-randomness signatures differ on every signing, so the reconciler compares
- * tags, not signed bytes, and reuses the published signature while the tag holds (otherwise
- * the ConfigMap would be rewritten every period). The key id is the JWK's kid or a digest of its
- * public part: no secret material.
+ * `<payload digest>.<key digest>`: equal tags mean the same unsigned card signed with the same
+ * key. ES256/EdDSA-with-randomness signatures differ on every signing, so the reconciler
+ * compares tags, not signed bytes, and reuses the published signature while the tag holds
+ * (otherwise the ConfigMap would be rewritten every period). The key digest covers the public
+ * part, the alg and the kid, so a key rotated under the same kid, or given another alg, signs
+ * again; no secret material.
  */
 export function signingTag(card: Record<string, unknown>, jwkText: string): string {
-  return `${unsignedDigest(card)}.${keyId(parseSigningKey(jwkText))}`;
+  const jwk = parseSigningKey(jwkText);
+  const key = createHash('sha256')
+    .update(JSON.stringify([publicPart(jwk), defaultAlg(jwk), jwk.kid ?? null]))
+    .digest('base64url')
+    .slice(0, 22);
+  return `${unsignedDigest(card)}.${key}`;
+}
+
+function publicPart(jwk: Jwk): Record<string, unknown> {
+  return { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, n: jwk.n, e: jwk.e };
 }
 
 function keyId(jwk: Jwk): string {
   return (
     jwk.kid ??
     createHash('sha256')
-      .update(JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, n: jwk.n, e: jwk.e }))
+      .update(JSON.stringify(publicPart(jwk)))
       .digest('base64url')
       .slice(0, 16)
   );

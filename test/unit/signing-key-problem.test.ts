@@ -35,6 +35,11 @@ describe('signingKeyProblem: each bad key shape is SigningKeyInvalid material', 
     ['a malformed private part', JSON.stringify({ ...ecPrivate, d: 'AAAA' })],
     ['a private part of another key', JSON.stringify({ ...ecPrivate, d: secretOf(otherEc) })],
     ['a kid that is a number', JSON.stringify({ ...ecPrivate, kid: 7 })],
+    ['an empty kid', JSON.stringify({ ...ecPrivate, kid: '' })],
+    ['an alg that is a number', JSON.stringify({ ...ecPrivate, alg: 7 })],
+    ['an alg that is an object', JSON.stringify({ ...ecPrivate, alg: {} })],
+    ['a kty named after an Object method', JSON.stringify({ ...ecPrivate, kty: 'toString', alg: 'ES256' })],
+    ['a kty that is an array', JSON.stringify({ ...ecPrivate, kty: ['EC'] })],
     ['a kid that is an object', JSON.stringify({ ...ecPrivate, kid: { a: 1 } })],
     ['a kid over 1 KiB', JSON.stringify({ ...ecPrivate, kid: 'k'.repeat(MAX_KID_BYTES - 1) })],
     // 200 control characters: 200 bytes as text, 1,202 written as JSON escapes in the header
@@ -89,6 +94,19 @@ describe('signing tag and reuse of a randomised signature', () => {
     assert.equal(JSON.stringify(reusableSignature(cm(signed), tag)), JSON.stringify(signed));
     assert.equal(reusableSignature(cm(signed), signingTag({ ...card, version: '2' }, key)), undefined);
     assert.equal(reusableSignature(cm(signed), signingTag(card, JSON.stringify(ed))), undefined);
+    // a key rotated under the same kid, or the same key given another alg, signs again
+    const named = { ...ecPrivate, kid: 'payments-2026' };
+    const rotatedSameKid = { ...otherEc, kid: 'payments-2026' };
+    assert.notEqual(
+      signingTag(card, JSON.stringify(named)),
+      signingTag(card, JSON.stringify(rotatedSameKid)),
+    );
+    assert.notEqual(
+      signingTag(card, JSON.stringify({ ...rsa, alg: 'RS256' })),
+      signingTag(card, JSON.stringify({ ...rsa, alg: 'PS256' })),
+    );
+    // the tag names no secret material
+    assert.ok(!signingTag(card, JSON.stringify(named)).includes(secretOf(ecPrivate).slice(0, 8)));
     assert.equal(reusableSignature(cm({ ...signed, name: 'edited' }), tag), undefined);
     assert.equal(reusableSignature(cm(card), tag), undefined, 'no signature: nothing to reuse');
     assert.equal(reusableSignature(undefined, tag), undefined);

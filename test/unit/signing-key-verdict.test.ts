@@ -1,11 +1,12 @@
-// The signing key's verdict is made once per key text and agent memory, not on every visit: the
-// check signs and verifies (about a second with RSA-16384). A rotated key, a new generation
-// and a fresh memory (restart, new leader) are checked again; memory keeps a digest, not the key.
+// A signing key's verdict is made once per key text and process, not on every visit of every
+// agent: the check signs and verifies (about half a second with RSA-16384). Checks of one key
+// started together are one check; a rotated key is checked again; a check that threw is tried
+// again; what is kept is the key's digest, none of its text.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import { inspect } from 'node:util';
 import { test } from 'node:test';
-import { MemoryStore } from '../../src/controller/agent-memory.js';
-import { signingKeyVerdict } from '../../src/controller/signing-key-check.js';
+import { SigningKeyVerdicts } from '../../src/controller/signing-key-check.js';
 
 const jwkText = (): string =>
   JSON.stringify(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }));
@@ -14,57 +15,63 @@ function counting(): { check: (key: string) => Promise<string | undefined>; call
   const calls: string[] = [];
   return {
     calls,
-    check: (key) => {
+    check: async (key) => {
       calls.push(key);
-      return Promise.resolve(key.includes('"kid":7') ? 'the kid is a number' : undefined);
+      await new Promise((r) => setTimeout(r, 5));
+      return key.includes('"kid":7') ? 'the kid is a number' : undefined;
     },
   };
 }
 
-void test('one check per key: later visits read the verdict from memory', async () => {
-  const store = new MemoryStore();
+void test('one check per key: agents sharing it, later visits and concurrent first visits all share it', async () => {
   const key = jwkText();
   const c = counting();
-  for (let i = 0; i < 3; i++)
-    assert.equal(await signingKeyVerdict(store.for('ns/a', 1, 'u1'), key, c.check), undefined);
+  const verdicts = new SigningKeyVerdicts(c.check);
+  const first = await Promise.all(Array.from({ length: 20 }, () => verdicts.verdict(key)));
+  for (let i = 0; i < 3; i++) assert.equal((await verdicts.verdict(key)).problem, undefined);
   assert.equal(c.calls.length, 1);
+  assert.equal(new Set(first.map((v) => v.digest)).size, 1);
 });
 
-void test('a problem is remembered as a problem; a rotated key is checked again', async () => {
-  const store = new MemoryStore();
-  const bad = JSON.stringify({ ...(JSON.parse(jwkText()) as object), kid: 7 });
+void test('a problem is kept as a problem; a rotated key is checked again, as is the old one after eviction', async () => {
   const c = counting();
-  assert.equal(await signingKeyVerdict(store.for('ns/a', 1, 'u1'), bad, c.check), 'the kid is a number');
-  assert.equal(await signingKeyVerdict(store.for('ns/a', 1, 'u1'), bad, c.check), 'the kid is a number');
+  const verdicts = new SigningKeyVerdicts(c.check, 2);
+  const bad = JSON.stringify({ ...(JSON.parse(jwkText()) as object), kid: 7 });
+  assert.equal((await verdicts.verdict(bad)).problem, 'the kid is a number');
+  assert.equal((await verdicts.verdict(bad)).problem, 'the kid is a number');
   assert.equal(c.calls.length, 1);
   const rotated = jwkText();
-  assert.equal(await signingKeyVerdict(store.for('ns/a', 1, 'u1'), rotated, c.check), undefined);
+  const r = await verdicts.verdict(rotated);
+  assert.equal(r.problem, undefined);
+  assert.notEqual(r.digest, (await verdicts.verdict(bad)).digest);
   assert.equal(c.calls.length, 2);
-  // back to the old key: memory holds one verdict, the newest
-  assert.equal(await signingKeyVerdict(store.for('ns/a', 1, 'u1'), bad, c.check), 'the kid is a number');
-  assert.equal(c.calls.length, 3);
+  await verdicts.verdict(jwkText()); // a third key: the bound (2) forgets the oldest, `bad`
+  assert.equal(verdicts.size, 2);
+  assert.equal((await verdicts.verdict(bad)).problem, 'the kid is a number');
+  assert.equal(c.calls.length, 4);
 });
 
-void test('a new generation, a recreated agent, another agent and a fresh memory check again', async () => {
+void test('a check that threw is not kept: the next visit checks again', async () => {
+  let calls = 0;
+  const verdicts = new SigningKeyVerdicts(async () => {
+    calls++;
+    if (calls === 1) throw new Error('boom');
+    return undefined;
+  });
   const key = jwkText();
-  const c = counting();
-  const store = new MemoryStore();
-  await signingKeyVerdict(store.for('ns/a', 1, 'u1'), key, c.check);
-  await signingKeyVerdict(store.for('ns/a', 2, 'u1'), key, c.check);
-  await signingKeyVerdict(store.for('ns/a', 2, 'u2'), key, c.check);
-  await signingKeyVerdict(store.for('ns/b', 1, 'u3'), key, c.check);
-  await signingKeyVerdict(new MemoryStore().for('ns/a', 2, 'u2'), key, c.check);
-  assert.equal(c.calls.length, 5);
+  await assert.rejects(verdicts.verdict(key), /boom/);
+  assert.equal((await verdicts.verdict(key)).problem, undefined);
+  assert.equal(calls, 2);
 });
 
-void test('memory keeps a digest of the key, none of its text; the default check is the real one', async () => {
-  const store = new MemoryStore();
+void test('what is kept holds no key text; the default check is the real one', async () => {
+  const verdicts = new SigningKeyVerdicts();
   const key = jwkText();
   const d = String((JSON.parse(key) as { d: string }).d);
-  assert.equal(await signingKeyVerdict(store.for('ns/a', 1, 'u1'), key), undefined);
-  const held = JSON.stringify(store.peek('ns/a'), (_k, v: unknown) => (v instanceof Map ? [...v] : v));
+  assert.equal((await verdicts.verdict(key)).problem, undefined);
+  const held = inspect(verdicts, { depth: 10, showHidden: true });
   assert.ok(!held.includes(d.slice(0, 12)), held);
   assert.ok(!held.includes('"kty"'), held);
   const publicOnly = JSON.stringify({ ...(JSON.parse(key) as object), d: undefined });
-  assert.match(String(await signingKeyVerdict(store.for('ns/a', 1, 'u1'), publicOnly)), /public JWK/);
+  assert.match(String((await verdicts.verdict(publicOnly)).problem), /public JWK/);
 });
