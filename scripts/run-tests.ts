@@ -51,6 +51,9 @@ const child = spawn(
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...timeoutArgs, ...files],
   { stdio: 'inherit', env },
 );
+// SIGTERM (CI or a person stopping the run) goes to the tests; the control plane is stopped
+// once they have ended, as after a normal run, and the logs are kept.
+process.on('SIGTERM', () => child.kill('SIGTERM'));
 const code: number = await new Promise((resolve) =>
   child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))),
 );

@@ -4,7 +4,8 @@
  * RSA-4096, about half a second with RSA-16384 on the thread pool), and each visit of each agent
  * reads its key every period. The verdict depends on the key text alone, so agents sharing a
  * key share it, and checks of one key started together (a new leader's first visits) are one
- * check. Kept by the key's sha256, never the key; a rotated key is a new text, checked again.
+ * check. Kept by the key's sha256, never the key; a rotated key is a new text, checked again. A
+ * problem is kept like a verdict: the fix is a new key text (a new Secret value) or a restart.
  */
 import { createHash } from 'node:crypto';
 import { signingKeyProblem } from '../routing/card-signing.js';
@@ -21,19 +22,29 @@ export class SigningKeyVerdicts {
 
   constructor(
     private readonly check: (key: string) => Promise<string | undefined> = signingKeyProblem,
-    /** Keys remembered at once: the oldest is forgotten past this (checked again if seen). */
-    private readonly max = 256,
+    /**
+     * Keys remembered at once, far above a fleet's (an entry is about 250 bytes): past it the
+     * key read least recently is forgotten, and checked again if it comes back.
+     */
+    private readonly max = 10_000,
   ) {}
 
   async verdict(key: string): Promise<SigningKeyVerdict> {
     const digest = createHash('sha256').update(key).digest('base64url');
     let pending = this.byDigest.get(digest);
-    if (!pending) {
-      if (this.byDigest.size >= this.max) this.byDigest.delete(this.byDigest.keys().next().value!);
-      pending = this.check(key);
+    if (pending) {
+      // Most recently read last: the Map's order is the eviction order.
+      this.byDigest.delete(digest);
       this.byDigest.set(digest, pending);
+    } else {
+      if (this.byDigest.size >= this.max) this.byDigest.delete(this.byDigest.keys().next().value!);
+      const check = this.check(key);
+      pending = check;
+      this.byDigest.set(digest, check);
       // A check that threw (not a verdict) is not remembered: the next visit tries again.
-      pending.catch(() => this.byDigest.delete(digest));
+      check.catch(() => {
+        if (this.byDigest.get(digest) === check) this.byDigest.delete(digest);
+      });
     }
     return { digest, problem: await pending };
   }

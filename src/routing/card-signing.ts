@@ -47,7 +47,7 @@ export const MAX_KID_BYTES = 1024;
 
 /**
  * Why a signing key cannot sign, or undefined when it can: not JSON, not a JWK, a public key,
- * an unsupported `kty` or `alg`, a kid that is not a short string, or key material Node's
+ * an unsupported `kty` or `alg`, a kid that is empty or not a short string, or key material Node's
  * crypto refuses. The message never quotes the key (it is a secret): only its kty and alg,
  * which are public by nature. The trial signature runs on libuv's thread pool: with RSA-16384
  * it takes about a second, which must not stall the event loop.
@@ -59,7 +59,10 @@ export async function signingKeyProblem(text: string): Promise<string | undefine
       return `the JWK's alg is ${typeName(jwk.alg)}, not a string`;
     // Own keys only: a kty of "toString" must not find Object.prototype's.
     const algs = typeof jwk.kty === 'string' && Object.hasOwn(ALGS, jwk.kty) ? ALGS[jwk.kty] : undefined;
-    if (!algs) return `unsupported JWK kty ${JSON.stringify(String(jwk.kty).slice(0, 16))} (EC, OKP or RSA)`;
+    if (!algs) {
+      const kty = typeof jwk.kty === 'string' ? JSON.stringify(jwk.kty.slice(0, 16)) : typeName(jwk.kty);
+      return `unsupported JWK kty ${kty} (EC, OKP or RSA)`;
+    }
     const alg = defaultAlg(jwk);
     if (!algs.includes(alg))
       return `JWK alg ${JSON.stringify(alg.slice(0, 16))} does not fit kty ${jwk.kty} (${algs.join(', ')})`;

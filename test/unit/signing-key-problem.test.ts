@@ -40,6 +40,7 @@ describe('signingKeyProblem: each bad key shape is SigningKeyInvalid material', 
     ['an alg that is an object', JSON.stringify({ ...ecPrivate, alg: {} })],
     ['a kty named after an Object method', JSON.stringify({ ...ecPrivate, kty: 'toString', alg: 'ES256' })],
     ['a kty that is an array', JSON.stringify({ ...ecPrivate, kty: ['EC'] })],
+    ['a kty that String() cannot convert', JSON.stringify({ ...ecPrivate, kty: { toString: 1 } })],
     ['a kid that is an object', JSON.stringify({ ...ecPrivate, kid: { a: 1 } })],
     ['a kid over 1 KiB', JSON.stringify({ ...ecPrivate, kid: 'k'.repeat(MAX_KID_BYTES - 1) })],
     // 200 control characters: 200 bytes as text, 1,202 written as JSON escapes in the header

@@ -33,7 +33,7 @@ void test('one check per key: agents sharing it, later visits and concurrent fir
   assert.equal(new Set(first.map((v) => v.digest)).size, 1);
 });
 
-void test('a problem is kept as a problem; a rotated key is checked again, as is the old one after eviction', async () => {
+void test('a problem is kept as a problem; a rotated key is checked again; past the bound the key read least recently goes', async () => {
   const c = counting();
   const verdicts = new SigningKeyVerdicts(c.check, 2);
   const bad = JSON.stringify({ ...(JSON.parse(jwkText()) as object), kid: 7 });
@@ -45,9 +45,12 @@ void test('a problem is kept as a problem; a rotated key is checked again, as is
   assert.equal(r.problem, undefined);
   assert.notEqual(r.digest, (await verdicts.verdict(bad)).digest);
   assert.equal(c.calls.length, 2);
-  await verdicts.verdict(jwkText()); // a third key: the bound (2) forgets the oldest, `bad`
+  // `bad` was read after `rotated`: a third key makes the bound (2) forget `rotated`, the key read least recently
+  await verdicts.verdict(jwkText());
   assert.equal(verdicts.size, 2);
   assert.equal((await verdicts.verdict(bad)).problem, 'the kid is a number');
+  assert.equal(c.calls.length, 3);
+  assert.equal((await verdicts.verdict(rotated)).problem, undefined);
   assert.equal(c.calls.length, 4);
 });
 
